@@ -1,0 +1,1 @@
+"""Adapters to the outside world (git, files, models); Django-free."""
