@@ -1,0 +1,165 @@
+"""Exact textual conflicts now: a dry-run three-way merge of every pair of worktree states.
+
+Each worktree's current state (committed, staged, unstaged and untracked-not-ignored files) is
+written as a throwaway commit whose parent is its HEAD, using a temporary index file and a scratch
+object directory (``GIT_OBJECT_DIRECTORY``, with the real store as an alternate). Then
+``git merge-tree --write-tree --name-only`` merges each pair. No index, ref, worktree file or
+object of the repository is written; the scratch folder is deleted afterwards.
+"""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import tempfile
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from proximity.sources.git._run import GitError, git, git_text
+from proximity.sources.git.workingset import WorkingSet
+
+__all__ = ["Conflict", "DryRun", "dry_run_conflicts"]
+
+# Fixed identity and time make snapshot ids a pure function of the trees (and keep any user
+# hook or config out of it: commit-tree runs no hooks).
+_SNAPSHOT_ENV = {
+    "GIT_AUTHOR_NAME": "overlap-radar",
+    "GIT_AUTHOR_EMAIL": "radar@localhost",
+    "GIT_AUTHOR_DATE": "@0 +0000",
+    "GIT_COMMITTER_NAME": "overlap-radar",
+    "GIT_COMMITTER_EMAIL": "radar@localhost",
+    "GIT_COMMITTER_DATE": "@0 +0000",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """Two agents whose current states do not merge cleanly, and the files git reports."""
+
+    a: str
+    b: str
+    files: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"a": self.a, "b": self.b, "files": list(self.files)}
+
+
+@dataclass(frozen=True, slots=True)
+class DryRun:
+    """Conflicting pairs (only those), pairs merged, and per-worktree problems."""
+
+    conflicts: tuple[Conflict, ...]
+    pairs_checked: int
+    errors: tuple[str, ...] = ()
+
+    def to_options(self) -> list[dict[str, Any]]:
+        """The engine's ``options.conflicts`` list."""
+        return [c.to_json() for c in self.conflicts]
+
+
+@dataclass(frozen=True, slots=True)
+class _Scratch:
+    folder: Path
+    real_objects: str
+
+    def env(self, index: str | None = None) -> dict[str, str]:
+        env = {
+            "GIT_OBJECT_DIRECTORY": str(self.folder / "objects"),
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES": self.real_objects,
+            **_SNAPSHOT_ENV,
+        }
+        if index is not None:
+            env["GIT_INDEX_FILE"] = str(self.folder / index)
+        return env
+
+
+def _abs_git_path(cwd: str, name: str) -> Path:
+    return Path(git_text(cwd, ["rev-parse", "--path-format=absolute", "--git-path", name]).strip())
+
+
+def _snapshot(ws: WorkingSet, scratch: _Scratch, n: int) -> str:
+    """Commit the worktree's current state into the scratch store; return the commit id."""
+    index_name = f"index-{n}"
+    env = scratch.env(index_name)
+    real_index = _abs_git_path(ws.path, "index")
+    if real_index.exists():
+        # Copying keeps the stat cache, so `add -A` re-hashes only files changed since.
+        shutil.copyfile(real_index, scratch.folder / index_name)
+    else:
+        git(ws.path, ["read-tree", "HEAD"], env=env)
+    git(ws.path, ["add", "-A", "--ignore-errors", "."], env=env)
+    tree = git_text(ws.path, ["write-tree"], env=env).strip()
+    message = f"overlap-radar dry-run snapshot of {ws.agent_id}".encode()
+    _, out = git(ws.path, ["commit-tree", tree, "-p", "HEAD"], env=env, stdin=message)
+    return out.decode().strip()
+
+
+def _merge(cwd: str, scratch: _Scratch, left: str, right: str) -> tuple[str, ...]:
+    code, out = git(
+        cwd,
+        ["merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", left, right],
+        env=scratch.env(),
+        ok_codes=(0, 1),
+    )
+    if code == 0:
+        return ()
+    names = out.decode("utf-8", "surrogateescape").split("\0")[1:]
+    return tuple(sorted({n for n in names if n}))
+
+
+def _snapshots(
+    sets: Sequence[WorkingSet], scratch: _Scratch, pool: ThreadPoolExecutor
+) -> tuple[dict[str, str], list[str]]:
+    def one(item: tuple[int, WorkingSet]) -> tuple[str, str | None, str | None]:
+        n, ws = item
+        try:
+            return ws.agent_id, _snapshot(ws, scratch, n), None
+        except GitError as exc:
+            return ws.agent_id, None, f"{ws.path} ({ws.agent_id}): dry-run snapshot: {exc.problem}"
+
+    commits, errors = {}, []
+    for agent, commit, error in pool.map(one, enumerate(sets)):
+        if commit is not None:
+            commits[agent] = commit
+        if error is not None:
+            errors.append(error)
+    return commits, errors
+
+
+def dry_run_conflicts(
+    working_sets: Iterable[WorkingSet],
+    *,
+    pairs: Iterable[tuple[str, str]] | None = None,
+    max_workers: int = 4,
+) -> DryRun:
+    """Merge every pair of worktree states (or only ``pairs`` of agent ids) without writing.
+
+    Worktrees whose working set already carries an error (deleted folder, missing base) are
+    left out and named in ``errors``. All worktrees must belong to one repository.
+    """
+    given = list(working_sets)
+    sets = [ws for ws in given if ws.merge_base is not None]
+    skipped = tuple(e for ws in given if ws.merge_base is None for e in ws.errors)
+    if len(sets) < 2:
+        return DryRun((), 0, skipped)
+    real_objects = str(_abs_git_path(sets[0].path, "objects"))
+    folder = Path(tempfile.mkdtemp(prefix="radar-dryrun-"))
+    try:
+        (folder / "objects").mkdir()
+        scratch = _Scratch(folder, real_objects)
+        with ThreadPoolExecutor(max_workers=max_workers) as pool:
+            commits, errors = _snapshots(sets, scratch, pool)
+            wanted = list(pairs) if pairs is not None else list(itertools.combinations(commits, 2))
+            todo = [(a, b) for a, b in wanted if a in commits and b in commits]
+            found = pool.map(
+                lambda p: _merge(sets[0].path, scratch, commits[p[0]], commits[p[1]]), todo
+            )
+            conflicts = tuple(
+                Conflict(a, b, files) for (a, b), files in zip(todo, found, strict=True) if files
+            )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return DryRun(conflicts, len(todo), skipped + tuple(errors))

@@ -1,0 +1,258 @@
+"""Read what each worktree has changed since it forked from its base branch.
+
+Everything is diffed against ``merge-base(base, HEAD)`` from the *working tree*, so committed,
+staged and unstaged edits all count (the reference sees committed work only, weakness W3), and
+changes made only on the base branch after the fork do not. Untracked, non-ignored files are
+whole-file additions. Every git call is read-only and runs with ``GIT_OPTIONAL_LOCKS=0``.
+"""
+
+from __future__ import annotations
+
+import stat
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from proximity.engine.imports.diff import FileDiff, parse_raw_patch
+from proximity.sources.git._run import GitError, git, git_text
+from proximity.sources.git.worktrees import Worktree, discover_worktrees, explicit_worktrees
+
+__all__ = ["WorkingFile", "WorkingSet", "read_working_set", "read_working_sets"]
+
+_DIFF_ARGS = [
+    "diff", "--raw", "-p", "-U0", "-M", "--no-color", "--no-ext-diff", "--no-textconv",
+    "--no-relative", "--src-prefix=a/", "--dst-prefix=b/", "--ignore-submodules=all",
+]  # fmt: skip
+_BINARY_SNIFF = 8000  # git's own heuristic: a NUL in the first 8000 bytes means binary
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True, slots=True)
+class WorkingFile:
+    """One changed path of a working set, in the engine's file-entry vocabulary."""
+
+    path: str
+    status: str
+    old_path: str | None = None
+    lines: tuple[tuple[int, int], ...] = ()
+    base_hunks: tuple[tuple[int, int], ...] = ()
+    binary: bool = False
+    untracked: bool = False
+    touched_at: datetime | None = None
+
+    @property
+    def whole_file(self) -> bool:
+        """No line information: binary, deleted, pure renames, mode changes, empty new files."""
+        return not self.lines
+
+    def to_json(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"path": self.path, "status": self.status}
+        if self.lines:
+            entry["lines"] = [list(r) for r in self.lines]
+        if self.base_hunks:
+            entry["baseHunks"] = [list(h) for h in self.base_hunks]
+        if self.old_path is not None:
+            entry["oldPath"] = self.old_path
+        if self.touched_at is not None:
+            entry["touchedAt"] = _iso(self.touched_at)
+        return entry
+
+
+@dataclass(frozen=True, slots=True)
+class WorkingSet:
+    """What one worktree has changed relative to ``merge_base``; ``errors`` name each problem."""
+
+    agent_id: str
+    path: str
+    branch: str | None
+    head: str | None
+    base: str
+    merge_base: str | None
+    files: tuple[WorkingFile, ...] = ()
+    errors: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    started_at: datetime | None = None
+    label: str | None = None
+
+    def file(self, path: str) -> WorkingFile | None:
+        return next((f for f in self.files if f.path == path), None)
+
+    def to_agent_json(self) -> dict[str, Any]:
+        """The airspace engine's agent shape: ``{agentId, label, startedAt?, files}``."""
+        agent: dict[str, Any] = {"agentId": self.agent_id, "label": self.label or self.agent_id}
+        if self.started_at is not None:
+            agent["startedAt"] = _iso(self.started_at)
+        agent["files"] = [f.to_json() for f in self.files]
+        return agent
+
+
+def _mtime(path: Path) -> datetime | None:
+    """Modification time of the path, or of its nearest existing folder (a deletion's time)."""
+    for candidate in (path, *path.parents):
+        try:
+            return datetime.fromtimestamp(candidate.lstat().st_mtime, tz=UTC)
+        except OSError:
+            continue
+    return None
+
+
+def _status_sets(root: Path) -> tuple[set[str], list[str]]:
+    """(paths differing from HEAD, untracked paths) from one ``git status`` call."""
+    out = git_text(
+        root,
+        ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames",
+         "--ignore-submodules=all"],
+    )  # fmt: skip
+    dirty: set[str] = set()
+    untracked: list[str] = []
+    for item in out.split("\0"):
+        if item.startswith("? "):
+            untracked.append(item[2:])
+        elif item.startswith("1 "):
+            dirty.add(item.split(" ", 8)[8])
+        elif item.startswith("u "):
+            dirty.add(item.split(" ", 10)[10])
+    return dirty, untracked
+
+
+def _commit_times(root: Path, merge_base: str, head: str) -> tuple[dict[str, datetime], list[int]]:
+    """Newest commit time per path changed in ``merge_base..head``, and all commit times."""
+    if merge_base == head:
+        return {}, []
+    _, out = git(root, ["log", "-z", "--format=%x01%ct", "--name-only", "--no-renames",
+                        f"{merge_base}..{head}", "--"])  # fmt: skip
+    times: dict[str, datetime] = {}
+    stamps: list[int] = []
+    for chunk in out.decode("utf-8", "surrogateescape").split("\x01")[1:]:
+        stamp, _, names = chunk.partition("\0")
+        stamps.append(int(stamp))
+        for name in names.lstrip("\n").split("\0"):
+            if name and name not in times:  # log is newest first
+                times[name] = datetime.fromtimestamp(int(stamp), tz=UTC)
+    return times, stamps
+
+
+def _untracked_file(root: Path, rel: str) -> tuple[WorkingFile, str | None]:
+    """A whole-file addition; lines counted like git would for a new file (``-0,0 +1,n``)."""
+    path = root / rel
+    touched = _mtime(path)
+    try:
+        info = path.lstat()
+        data = bytes(path.readlink()) if stat.S_ISLNK(info.st_mode) else path.read_bytes()
+    except OSError as exc:
+        return WorkingFile(rel, "A", untracked=True, touched_at=touched), (
+            f"{rel}: unreadable ({exc.strerror or exc}); kept as a whole-file edit"
+        )
+    if b"\0" in data[:_BINARY_SNIFF]:
+        return WorkingFile(rel, "A", binary=True, untracked=True, touched_at=touched), None
+    n = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    lines = ((1, n),) if n else ()
+    return WorkingFile(rel, "A", None, lines, ((0, 0),), untracked=True, touched_at=touched), None
+
+
+def _tracked_file(
+    diff: FileDiff, root: Path, dirty: set[str], times: dict[str, datetime]
+) -> WorkingFile:
+    if diff.path in dirty or (diff.old_path is not None and diff.old_path in dirty):
+        touched = _mtime(root / diff.path)
+    else:
+        touched = times.get(diff.path)
+    if diff.status == "A" and not diff.hunks and not diff.binary:
+        # an intent-to-add entry (`git add -N`) shows as a new file without hunks
+        entry, _ = _untracked_file(root, diff.path)
+        return replace(entry, untracked=False, touched_at=touched)
+    lines = () if diff.binary or diff.status == "D" else diff.lines
+    hunks = () if diff.binary else diff.base_hunks
+    return WorkingFile(diff.path, diff.status, diff.old_path, lines, hunks, diff.binary,
+                       touched_at=touched)  # fmt: skip
+
+
+def _merge_base(root: Path, base: str, worktree: Worktree) -> str:
+    code, out = git(root, ["rev-parse", "--verify", "-q", f"{base}^{{commit}}"], ok_codes=(0, 1))
+    if code != 0:
+        raise GitError(worktree.path, f"base branch {base!r} not found")
+    code, out = git(root, ["merge-base", base, "HEAD"], ok_codes=(0, 1))
+    if code != 0:
+        raise GitError(worktree.path, f"HEAD shares no history with base branch {base!r}")
+    return out.decode().strip()
+
+
+def _read(worktree: Worktree, base: str) -> WorkingSet:
+    root = Path(worktree.path)
+    merge_base = _merge_base(root, base, worktree)
+    head = worktree.head or git_text(root, ["rev-parse", "HEAD"]).strip()
+    diffs = parse_raw_patch(git_text(root, [*_DIFF_ARGS, merge_base, "--"]))
+    dirty, untracked = _status_sets(root)
+    times, stamps = _commit_times(root, merge_base, head)
+    files = [_tracked_file(d, root, dirty, times) for d in diffs]
+    errors = []
+    for rel in untracked:
+        entry, problem = _untracked_file(root, rel)
+        files.append(entry)
+        if problem:
+            errors.append(f"{worktree.path} ({worktree.agent_id}): {problem}")
+    started = None
+    if stamps:
+        started = datetime.fromtimestamp(min(stamps), tz=UTC)
+    elif files:
+        started = min((f.touched_at for f in files if f.touched_at), default=None)
+    files.sort(key=lambda f: f.path)
+    return WorkingSet(worktree.agent_id, worktree.path, worktree.branch, head, base, merge_base,
+                      tuple(files), tuple(errors), started_at=started)  # fmt: skip
+
+
+def read_working_set(worktree: Worktree, *, base: str = "main") -> WorkingSet:
+    """Read one worktree; a problem becomes an error on the result, never an exception.
+
+    ``worktree.base`` (from explicit pairs) wins over ``base``.
+    """
+    base = worktree.base or base
+    empty = WorkingSet(worktree.agent_id, worktree.path, worktree.branch, worktree.head, base, None)
+    warnings: tuple[str, ...] = ()
+    if worktree.detached:
+        warnings = (
+            f"{worktree.path}: detached HEAD at {(worktree.head or '?')[:12]}; "
+            f"agent id is {worktree.agent_id!r}",
+        )
+    if worktree.problem is None and not Path(worktree.path).is_dir():
+        worktree = replace(worktree, problem="worktree directory is missing")
+    if worktree.problem is not None:
+        return replace(
+            empty, errors=(f"{worktree.path} ({worktree.agent_id}): {worktree.problem}",)
+        )
+    try:
+        result = _read(worktree, base)
+    except GitError as exc:
+        return replace(empty, errors=(f"{worktree.path} ({worktree.agent_id}): {exc.problem}",),
+                       warnings=warnings)  # fmt: skip
+    return replace(result, warnings=warnings)
+
+
+def read_working_sets(
+    repo: str | Path | None = None,
+    *,
+    base: str = "main",
+    worktrees: Sequence[tuple[str | Path, str]] | None = None,
+    max_workers: int = 4,
+) -> tuple[WorkingSet, ...]:
+    """Working sets of every worktree of ``repo`` (or of explicit (path, base) pairs).
+
+    Raises :class:`GitError` only when ``repo`` itself is not a git repository; each worktree's
+    own problems (missing base, deleted directory, unreadable file) are errors on its result and
+    the other worktrees are still read. Worktrees are read in parallel threads: the time is spent
+    in git subprocesses, which release the GIL.
+    """
+    if worktrees is not None:
+        found = explicit_worktrees(worktrees)
+    elif repo is not None:
+        found = discover_worktrees(repo)
+    else:
+        raise ValueError("read_working_sets needs repo or worktrees")
+    with ThreadPoolExecutor(max_workers=max_workers) as pool:
+        return tuple(pool.map(lambda w: read_working_set(w, base=base), found))

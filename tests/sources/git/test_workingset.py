@@ -1,0 +1,155 @@
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from proximity.sources.git import GitError, read_working_sets
+from tests.sources.gitrepo import ScriptedRepo, build_scenario, numbered, repo_state
+
+UNCOMMITTED = "2023-11-15T01:00:00Z"  # SCENARIO_MTIME
+COMMIT_2 = "2023-11-14T22:15:20Z"
+COMMIT_3 = "2023-11-14T22:16:20Z"
+
+
+@pytest.fixture(scope="module")
+def scenario(tmp_path_factory: pytest.TempPathFactory) -> ScriptedRepo:
+    return build_scenario(tmp_path_factory.mktemp("scene"))
+
+
+@pytest.fixture(scope="module")
+def agents(scenario: ScriptedRepo) -> dict[str, Any]:
+    return {ws.agent_id: ws.to_agent_json() for ws in read_working_sets(scenario.root)}
+
+
+def test_committed_work_and_uncommitted_edit_are_both_visible(agents: dict[str, Any]) -> None:
+    assert agents["alpha"] == {
+        "agentId": "alpha",
+        "label": "alpha",
+        "startedAt": COMMIT_2,
+        "files": [
+            {"path": "app/core.py", "status": "M", "lines": [[3, 5]], "baseHunks": [[3, 3]],
+             "touchedAt": COMMIT_2},
+            {"path": "app/util.py", "status": "M", "lines": [[2, 2]], "baseHunks": [[2, 1]],
+             "touchedAt": UNCOMMITTED},
+        ],
+    }  # fmt: skip
+
+
+def test_unstaged_edit_and_staged_new_file_are_visible(agents: dict[str, Any]) -> None:
+    assert agents["beta"]["files"] == [
+        {"path": "app/beta_new.py", "status": "A", "lines": [[1, 4]], "baseHunks": [[0, 0]],
+         "touchedAt": UNCOMMITTED},
+        {"path": "app/core.py", "status": "M", "lines": [[4, 6]], "baseHunks": [[4, 3]],
+         "touchedAt": UNCOMMITTED},
+    ]  # fmt: skip
+
+
+def test_rename_deletion_binary_untracked_and_quoted_path(agents: dict[str, Any]) -> None:
+    assert agents["gamma"]["files"] == [
+        {"path": "gone.txt", "status": "D", "baseHunks": [[1, 5]], "touchedAt": UNCOMMITTED},
+        {"path": "logo.bin", "status": "M", "touchedAt": UNCOMMITTED},
+        {"path": "new_name.txt", "status": "R", "oldPath": "old_name.txt", "touchedAt": COMMIT_3},
+        {"path": "notes/todo.txt", "status": "A", "lines": [[1, 3]], "baseHunks": [[0, 0]],
+         "touchedAt": UNCOMMITTED},
+        {"path": "spaced dir/na\u00efve file.txt", "status": "M", "lines": [[2, 2]],
+         "baseHunks": [[2, 1]], "touchedAt": UNCOMMITTED},
+    ]  # fmt: skip
+
+
+def test_ignored_files_are_not_part_of_the_working_set(agents: dict[str, Any]) -> None:
+    assert "debug.log" not in {f["path"] for f in agents["gamma"]["files"]}
+
+
+def test_base_only_change_after_the_fork_is_excluded(agents: dict[str, Any]) -> None:
+    for agent in agents.values():
+        assert "docs/guide.md" not in {f["path"] for f in agent["files"]}
+        for entry in agent["files"]:
+            if entry["path"] == "app/core.py":
+                assert [20, 1] not in entry["baseHunks"]
+    assert agents["main"]["files"] == []
+
+
+def test_detached_head_gets_folder_agent_id_and_a_warning(scenario: ScriptedRepo) -> None:
+    sets = {ws.agent_id: ws for ws in read_working_sets(scenario.root)}
+    delta = sets["detached:delta"]
+    assert delta.branch is None
+    assert delta.errors == ()
+    assert "detached HEAD" in delta.warnings[0]
+    assert delta.to_agent_json()["files"] == [
+        {"path": "app/core.py", "status": "M", "lines": [[7, 7]], "baseHunks": [[7, 1]],
+         "touchedAt": UNCOMMITTED},
+    ]  # fmt: skip
+
+
+def test_merge_base_is_the_fork_point_not_the_base_tip(scenario: ScriptedRepo) -> None:
+    sets = {ws.agent_id: ws for ws in read_working_sets(scenario.root)}
+    fork = scenario.git("rev-parse", "main~1").strip()
+    assert sets["alpha"].merge_base == fork
+    assert sets["main"].merge_base == scenario.git("rev-parse", "main").strip()
+
+
+def test_reading_changes_no_index_ref_or_status(scenario: ScriptedRepo) -> None:
+    before = repo_state(scenario)
+    read_working_sets(scenario.root)
+    assert repo_state(scenario) == before
+
+
+def test_not_a_repository_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(GitError, match="not a git repository"):
+        read_working_sets(tmp_path)
+
+
+def test_missing_base_names_the_worktree_and_others_are_read(tmp_path: Path) -> None:
+    repo = ScriptedRepo.create(tmp_path)
+    repo.write("a.txt", numbered(3))
+    repo.commit("base")
+    repo.add_worktree("feature")
+    repo.replace_lines("a.txt", 1, 1, worktree="feature")
+    sets = read_working_sets(worktrees=[(repo.root, "trunk"), (repo.path("feature"), "main")])
+    by_id = {ws.agent_id: ws for ws in sets}
+    assert by_id["main"].errors == (f"{repo.root} (main): base branch 'trunk' not found",)
+    assert [f.path for f in by_id["feature"].files] == ["a.txt"]
+
+
+def test_deleted_worktree_folder_is_reported_and_others_are_read(tmp_path: Path) -> None:
+    repo = ScriptedRepo.create(tmp_path)
+    repo.write("a.txt", numbered(3))
+    repo.commit("base")
+    repo.add_worktree("lost")
+    repo.add_worktree("kept")
+    repo.replace_lines("a.txt", 2, 2, worktree="kept")
+    shutil.rmtree(repo.path("lost"))
+    by_id = {ws.agent_id: ws for ws in read_working_sets(repo.root)}
+    assert "worktree directory is missing" in by_id["lost"].errors[0]
+    assert str(repo.path("lost")) in by_id["lost"].errors[0]
+    assert [f.lines for f in by_id["kept"].files] == [((2, 2),)]
+
+
+def test_deletion_only_hunk_keeps_its_position_instead_of_whole_file(tmp_path: Path) -> None:
+    repo = ScriptedRepo.create(tmp_path)
+    repo.write("a.txt", numbered(10))
+    repo.commit("base")
+    repo.add_worktree("cut")
+    repo.delete_lines("a.txt", 4, 6, worktree="cut")
+    (ws,) = [ws for ws in read_working_sets(repo.root) if ws.agent_id == "cut"]
+    assert ws.files[0].base_hunks == ((4, 3),)
+    assert ws.files[0].lines == ((3, 3),)
+
+
+def test_unreadable_untracked_file_is_named_and_kept_whole(tmp_path: Path) -> None:
+    repo = ScriptedRepo.create(tmp_path)
+    repo.write("a.txt", numbered(3))
+    repo.commit("base")
+    repo.add_worktree("w")
+    (repo.path("w") / "dangling").symlink_to("nowhere")
+    repo.write("secret.txt", "x\n", worktree="w").chmod(0)
+    (ws,) = [ws for ws in read_working_sets(repo.root) if ws.agent_id == "w"]
+    assert {f.path for f in ws.files} == {"dangling", "secret.txt"}
+    secret = ws.file("secret.txt")
+    assert secret is not None
+    if secret.lines:  # running as root: permissions do not stop reads
+        pytest.skip("root can read a mode-000 file")
+    assert any("secret.txt: unreadable" in e and "(w)" in e for e in ws.errors)
