@@ -1,0 +1,100 @@
+"""Isotonic and Platt calibration, and the versioned calibration artefact."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.isotonic import IsotonicRegression
+
+from proximity.engine.evaluation.calibration import (
+    CalibrationArtefact,
+    apply_calibration,
+    artefact_from_json,
+    artefact_to_json,
+    fit_isotonic,
+    fit_platt,
+    pool_adjacent_violators,
+    pool_adjacent_violators_reference,
+)
+
+
+@pytest.mark.parametrize("impl", [pool_adjacent_violators, pool_adjacent_violators_reference])
+@pytest.mark.parametrize(
+    ("y", "w", "expected"),
+    [
+        ([1, 3, 2, 4], None, [1, 2.5, 2.5, 4]),
+        ([3, 2, 1], None, [2, 2, 2]),
+        ([0, 1, 0], [1, 1, 3], [0, 0.25, 0.25]),
+        ([1, 2, 3], None, [1, 2, 3]),
+    ],
+)
+def test_pav_matches_hand_computed_fits(impl, y, w, expected):
+    assert impl(y, w) == pytest.approx(expected)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([0.0, 0.1, 0.3, 0.5, 0.9, 1.0]), st.booleans(), st.floats(0.5, 5)
+        ),
+        min_size=2,
+        max_size=40,
+    )
+)
+def test_isotonic_fit_agrees_with_scikit_learn_and_is_monotone(rows):
+    s, y, w = (np.array(c, dtype=float) for c in zip(*rows, strict=True))
+    fitted = fit_isotonic(s, y, weights=w)
+    grid = np.linspace(-0.2, 1.2, 29)
+    ours = fitted(grid)
+    ref = IsotonicRegression(out_of_bounds="clip").fit(s, y, sample_weight=w).predict(grid)
+    assert ours == pytest.approx(ref, abs=1e-9)
+    assert np.all(np.diff(ours) >= -1e-12)
+    assert pool_adjacent_violators(y, w) == pytest.approx(pool_adjacent_violators_reference(y, w))
+
+
+def test_platt_map_is_increasing_and_tracks_the_base_rate():
+    rng = np.random.default_rng(0)
+    s = rng.random(2000)
+    y = rng.random(2000) < s
+    m = fit_platt(s, y)
+    p = m(np.array([0.0, 0.5, 1.0]))
+    assert m.a < 0
+    assert np.all(np.diff(p) > 0)
+    assert p[1] == pytest.approx(0.5, abs=0.06)
+
+
+def _artefact():
+    iso = fit_isotonic([0.1, 0.5, 0.9], [0, 1, 1])
+    return CalibrationArtefact(
+        kind="isotonic",
+        profile="radar-v1",
+        scorer_version="test",
+        params={"x": list(iso.x), "y": list(iso.y)},
+        provenance={"repository": "demo", "commitRange": "a..b", "splitSeed": 0},
+        fitted_on="demo train split",
+    )
+
+
+def test_artefact_round_trips_and_reports_probabilities_with_its_digest():
+    """Requirement 67: the stored map is versioned by a digest of its content."""
+    art = _artefact()
+    back = artefact_from_json(artefact_to_json(art))
+    assert back.digest == art.digest
+    assert apply_calibration(back, [0.1, 0.9]) == pytest.approx([0.0, 1.0])
+
+
+def test_tampered_artefact_is_rejected():
+    text = artefact_to_json(_artefact()).replace('"demo train split"', '"other"')
+    with pytest.raises(ValueError, match="digest"):
+        artefact_from_json(text)
+
+
+def test_artefact_missing_a_field_names_it():
+    with pytest.raises(ValueError, match="provenance"):
+        artefact_from_json(
+            '{"format":"overlap-radar/calibration@1","kind":"isotonic","profile":"p",'
+            '"scorerVersion":"s","params":{"x":[0],"y":[0]},"fittedOn":"f"}'
+        )
