@@ -1,0 +1,45 @@
+# Overlap Radar: `make demo` runs the product on the embedded defaults, `make test` runs the suite.
+PY ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+HOST ?= 127.0.0.1
+PORT ?= 8000
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: install demo test lint format typecheck bench clean
+
+$(STAMP): pyproject.toml
+	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "Python 3.11 is required (found " + sys.version.split()[0] + ")")'
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	# torch is pinned in pyproject.toml, so this one pip run takes the CPU build with sentence-transformers.
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py load_demo
+	@echo "Overlap Radar: http://$(HOST):$(PORT)/  (login: lead / radar-demo)"
+	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+test: install
+	$(BIN)/python -m tests.servers $(BIN)/python -m pytest
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy proximity overlap_site celery_app
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: install
+	$(BIN)/python bench/airspace.py --quick
+
+clean:
+	rm -rf $(VENV) staticfiles .pytest_cache .mypy_cache .ruff_cache

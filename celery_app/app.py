@@ -1,0 +1,21 @@
+"""The one Celery application: configuration from Django settings, routing and beat in one place."""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "overlap_site.settings.local")
+
+app = Celery("overlap_radar")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.conf.task_routes = {
+    "proximity.scan_*": {"queue": "scans"},
+    "proximity.run_overlap*": {"queue": "overlap"},
+}
+app.conf.task_default_queue = "default"
+app.conf.beat_schedule = {
+    "record-heartbeat": {"task": "proximity.record_heartbeat", "schedule": 60.0},
+}
+app.autodiscover_tasks(["proximity"])

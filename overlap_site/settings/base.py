@@ -1,0 +1,137 @@
+"""Settings shared by every environment; all environment input is read here, once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from overlap_site.settings.env import (
+    env_bool,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+    parse_database_url,
+    parse_redis_url,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+VAR_DIR = Path(env_str("OVERLAP_VAR_DIR") or BASE_DIR / "var")
+
+SECRET_KEY = env_str("DJANGO_SECRET_KEY") or "insecure-dev-key-change-me-in-production-0123456789"
+DEBUG = env_bool("DJANGO_DEBUG", False)
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "proximity",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "overlap_site.urls"
+WSGI_APPLICATION = "overlap_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "overlap_site" / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# Storage: SQLite in the project is the embedded default; DATABASE_URL switches to PostgreSQL.
+DATABASE_URL = env_str("DATABASE_URL")
+DATABASES = {
+    "default": parse_database_url(DATABASE_URL, base_dir=BASE_DIR)
+    if DATABASE_URL
+    else {"ENGINE": "django.db.backends.sqlite3", "NAME": str(BASE_DIR / "db.sqlite3")}
+}
+DATABASES["default"]["CONN_MAX_AGE"] = env_int("OVERLAP_DB_CONN_MAX_AGE", 60, minimum=0)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # Several writers (web + in-process tasks) share one file: wait instead of failing.
+    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "frontend_assets"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+
+LOGIN_URL = "/admin/login/"
+LOGIN_REDIRECT_URL = "/"
+
+# Request bodies are bounded before parsing (agents report working sets, not repositories).
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("OVERLAP_MAX_BODY_BYTES", 1_048_576, minimum=1024)
+
+# Queue: REDIS_URL unset means Celery runs tasks in-process (eager); set means a real broker.
+REDIS_URL = parse_redis_url(url) if (url := env_str("REDIS_URL")) else None
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_TASK_ALWAYS_EAGER = REDIS_URL is None
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_IGNORE_RESULT = True  # results live in our own tables, never a result backend
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    # Redeliver a task whose worker died after this many seconds without an ack.
+    "visibility_timeout": env_int("OVERLAP_VISIBILITY_TIMEOUT", 300, minimum=10),
+}
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("OVERLAP_TASK_SOFT_TIME_LIMIT", 120, minimum=1)
+CELERY_TASK_TIME_LIMIT = env_int("OVERLAP_TASK_TIME_LIMIT", 180, minimum=1)
+
+# Product tunables.
+OVERLAP_DEFAULT_PROFILE = env_str("OVERLAP_DEFAULT_PROFILE", "radar-v1")
+OVERLAP_SCAN_DEBOUNCE_SECONDS = env_float("OVERLAP_SCAN_DEBOUNCE_SECONDS", 2.0, minimum=0.0)
+OVERLAP_TRIGGER_COOLDOWN_SECONDS = env_int("OVERLAP_TRIGGER_COOLDOWN_SECONDS", 300, minimum=0)
+OVERLAP_WORKING_SET_TTL_SECONDS = env_int("OVERLAP_WORKING_SET_TTL_SECONDS", 3600, minimum=60)
+OVERLAP_WATCH_INTERVAL_SECONDS = env_int("OVERLAP_WATCH_INTERVAL_SECONDS", 30, minimum=1)
+OVERLAP_EMBEDDING_MODEL_DIR = env_str("OVERLAP_EMBEDDING_MODEL_DIR")
+OVERLAP_NLI_MODEL_DIR = env_str("OVERLAP_NLI_MODEL_DIR")
+OVERLAP_HOLDOUT_LEDGER = Path(env_str("OVERLAP_HOLDOUT_LEDGER") or VAR_DIR / "holdout-ledger.jsonl")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("OVERLAP_LOG_LEVEL", "INFO")},
+}

@@ -1,0 +1,11 @@
+"""Test runs: fast hashing; storage and queue still follow DATABASE_URL / REDIS_URL."""
+
+from __future__ import annotations
+
+from overlap_site.settings.base import *  # noqa: F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}

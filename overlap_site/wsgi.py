@@ -1,0 +1,14 @@
+"""WSGI entry point (gunicorn overlap_site.wsgi)."""
+
+from __future__ import annotations
+
+import os
+
+from overlap_site.startup import fail_on_bad_environment
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "overlap_site.settings.local")
+
+with fail_on_bad_environment():
+    from django.core.wsgi import get_wsgi_application
+
+    application = get_wsgi_application()
