@@ -1,0 +1,95 @@
+"""Data model of an airspace: agents, their working sets and intent sets, the graph and options.
+
+Times are carried as epoch milliseconds (floats) so that ages and closure rates are plain
+arithmetic; the parser converts ISO-8601 strings once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Agent", "Airspace", "FileChange", "Intent", "Options", "PairConflict"]
+
+Range = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One file of a working set.
+
+    ``lines`` are new-side inclusive ranges (the reference's shape); ``None`` or empty means a
+    whole-file edit. ``base_hunks`` are git's ``-start,count`` pairs on the base side, count 0
+    meaning an insertion after line ``start``.
+    """
+
+    path: str
+    lines: tuple[Range, ...] | None = None
+    base_hunks: tuple[Range, ...] | None = None
+    status: str | None = None
+    old_path: str | None = None
+    weight: float | None = None
+    touched_at_ms: float | None = None
+
+    @property
+    def reference_weight(self) -> float:
+        """The reference's ``weight ?? 1``."""
+        return 1.0 if self.weight is None else self.weight
+
+
+@dataclass(frozen=True, slots=True)
+class Intent:
+    """A file or folder an agent declares it is about to touch, until ``expires_at_ms``."""
+
+    path: str
+    expires_at_ms: float | None = None
+
+    def active(self, now_ms: float) -> bool:
+        return self.expires_at_ms is None or self.expires_at_ms > now_ms
+
+
+@dataclass(frozen=True, slots=True)
+class Agent:
+    agent_id: str
+    label: str
+    started_at: str | None = None
+    started_at_ms: float | None = None
+    files: tuple[FileChange, ...] = ()
+    intent: tuple[Intent, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PairConflict:
+    """An exact textual conflict found by a dry-run merge (``options.conflicts``)."""
+
+    a: str
+    b: str
+    files: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Scan options; ``None`` means "the profile's default"."""
+
+    channel_weights: Mapping[str, float | None] = field(default_factory=dict)
+    dep_decay: float | None = None
+    thresholds: Mapping[str, float] = field(default_factory=dict)
+    dims: int = 3
+    dependency_pull: float = 0.35
+    now_ms: float | None = None
+    dependency_cap: int | None = None
+    recency_floor: float = 0.15
+    half_life_s: float = 1800.0
+    links_per_agent: int = 3
+    closure_threshold: float = 0.002
+    conflicts: tuple[PairConflict, ...] = ()
+    history: Mapping[str, tuple[tuple[float, float], ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Airspace:
+    agents: tuple[Agent, ...]
+    adjacency: Mapping[str, tuple[str, ...]]
+    options: Options = field(default_factory=Options)
+    raw_options: Mapping[str, Any] = field(default_factory=dict)

@@ -1,0 +1,102 @@
+"""The reference's JSON shapes (ECC-PROXIMITY.md section 3) plus profile, version and time."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from proximity.engine.airspace.combine import BANDS
+from proximity.engine.airspace.embedding import Embedding
+from proximity.engine.airspace.model import Agent
+from proximity.engine.airspace.verdicts import Verdicts
+
+__all__ = ["result_json"]
+
+
+def _pair(v: Verdicts, row: int, ids: Sequence[str], names: Sequence[str]) -> dict[str, Any]:
+    risk = float(v.risk[row])
+    return {
+        "a": ids[int(v.table.i[row])],
+        "b": ids[int(v.table.j[row])],
+        "risk": risk,
+        "distance": min(1.0, max(0.0, 1.0 - risk)),
+        "level": BANDS[int(v.level[row])],
+        "channels": {n: float(x) for n, x in zip(names, v.table.channels[row], strict=True)},
+    }
+
+
+def _radar_extras(v: Verdicts, row: int) -> dict[str, Any]:
+    rate = float(v.closure[row])
+    return {
+        "conflict": bool(v.conflict[row]),
+        "escalated": bool(v.escalated[row]),
+        "closureRate": None if math.isnan(rate) else rate,
+    }
+
+
+def _advisory(
+    v: Verdicts, row: int, ids: Sequence[str], names: Sequence[str], radar: bool
+) -> dict[str, Any]:
+    link = _pair(v, row, ids, names)
+    resolution = v.level[row] == 2
+    out = {
+        "a": link["a"],
+        "b": link["b"],
+        "level": link["level"],
+        "risk": link["risk"],
+        "distance": link["distance"],
+        "channels": link["channels"],
+        "transmit": True,
+        "steer": ids[int(v.steer[row])] if resolution else None,
+        "hold": ids[int(v.hold[row])] if resolution else None,
+    }
+    if radar:
+        out.update(_radar_extras(v, row))
+        out["cluster"] = int(v.cluster[row]) if resolution else None
+    return out
+
+
+def result_json(
+    agents: Sequence[Agent],
+    verdicts: Verdicts,
+    embedding: Embedding,
+    *,
+    profile: str,
+    channel_names: Sequence[str],
+    scorer_version: str,
+    generated_at: str,
+) -> dict[str, Any]:
+    """Assemble the scan result; only here are pair arrays turned into dicts."""
+    ids = [a.agent_id for a in agents]
+    radar = profile != "ecc-v0"
+    rows = verdicts.links.tolist()
+    links = [_pair(verdicts, r, ids, channel_names) for r in rows]
+    if radar:
+        for link, r in zip(links, rows, strict=True):
+            link.update(_radar_extras(verdicts, r))
+    flagged = [r for r in rows if verdicts.level[r] > 0]
+    advisories = [_advisory(verdicts, r, ids, channel_names, radar) for r in flagged]
+    counts = {
+        "agents": len(agents),
+        "advisories": len(advisories),
+        "resolutions": sum(1 for a in advisories if a["level"] == "resolution"),
+    }
+    if radar:
+        counts["links"] = len(links)
+        counts["escalated"] = sum(1 for a in advisories if a["escalated"])
+        counts["conflicts"] = sum(1 for a in advisories if a["conflict"])
+    positions = [
+        {"agentId": a.agent_id, "position": p, "fileCount": len(a.files)}
+        for a, p in zip(agents, embedding.positions, strict=True)
+    ]
+    return {
+        "advisories": advisories,
+        "positions": positions,
+        "fileCoordinates": embedding.file_coordinates,
+        "links": links,
+        "counts": counts,
+        "profile": profile,
+        "scorerVersion": scorer_version,
+        "generatedAt": generated_at,
+    }

@@ -1,0 +1,168 @@
+"""Validate the reference's JSON shapes into the data model (ECC-PROXIMITY.md sections 2 and 3).
+
+Every rejection raises :class:`AirspaceInputError` naming the offending field, so the command
+line can print one line and exit 2 before anything is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from proximity.engine.airspace.model import (
+    Agent,
+    Airspace,
+    FileChange,
+    Intent,
+    Range,
+)
+from proximity.engine.airspace.options import parse_options
+from proximity.engine.airspace.paths import normalise_path
+from proximity.engine.airspace.validate import (
+    AirspaceInputError,
+    integer,
+    number,
+    parse_time_ms,
+    path_field,
+    time_field,
+)
+
+__all__ = ["graph_adjacency", "parse_airspace"]
+
+_STATUSES = frozenset("AMDRCT")
+
+
+def _pairs(value: Any, field: str, *, hunks: bool) -> tuple[Range, ...]:
+    if not isinstance(value, list):
+        raise AirspaceInputError(field, "must be a list of [a, b] pairs")
+    out: list[Range] = []
+    for k, item in enumerate(value):
+        where = f"{field}[{k}]"
+        if not isinstance(item, list | tuple) or len(item) != 2:
+            raise AirspaceInputError(where, "must be a pair")
+        first, second = integer(item[0], where), integer(item[1], where)
+        if not hunks and first > second:
+            raise AirspaceInputError(where, "start must not exceed end")
+        out.append((first, second))
+    return tuple(out)
+
+
+def _optional(entry: Mapping[str, Any], key: str) -> Any:
+    return entry.get(key)
+
+
+def _file(entry: Any, field: str) -> FileChange:
+    if not isinstance(entry, Mapping):
+        raise AirspaceInputError(field, "must be an object")
+    lines = _optional(entry, "lines")
+    hunks = _optional(entry, "baseHunks")
+    status = _optional(entry, "status")
+    if status is not None and (not isinstance(status, str) or status[:1] not in _STATUSES):
+        raise AirspaceInputError(f"{field}.status", "must be one of git's A/M/D/R/C/T")
+    old = _optional(entry, "oldPath")
+    weight = _optional(entry, "weight")
+    touched = _optional(entry, "touchedAt")
+    return FileChange(
+        path=path_field(entry.get("path"), f"{field}.path"),
+        lines=None if lines is None else _pairs(lines, f"{field}.lines", hunks=False),
+        base_hunks=None if hunks is None else _pairs(hunks, f"{field}.baseHunks", hunks=True),
+        status=None if status is None else status[0],
+        old_path=None if old is None else path_field(old, f"{field}.oldPath"),
+        weight=None if weight is None else number(weight, f"{field}.weight"),
+        touched_at_ms=None if touched is None else time_field(touched, f"{field}.touchedAt"),
+    )
+
+
+def _intent(entry: Any, field: str) -> Intent:
+    if isinstance(entry, str):
+        return Intent(path=path_field(entry, field))
+    if not isinstance(entry, Mapping):
+        raise AirspaceInputError(field, "must be a path or {path, expiresAt}")
+    expires = entry.get("expiresAt")
+    return Intent(
+        path=path_field(entry.get("path"), f"{field}.path"),
+        expires_at_ms=None if expires is None else time_field(expires, f"{field}.expiresAt"),
+    )
+
+
+def _list(value: Any, field: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise AirspaceInputError(field, "must be a list")
+    return value
+
+
+def _agent(entry: Any, field: str) -> Agent:
+    if not isinstance(entry, Mapping):
+        raise AirspaceInputError(field, "must be an object")
+    raw_id = entry.get("agentId")
+    if isinstance(raw_id, bool) or not isinstance(raw_id, str | int) or raw_id == "":
+        raise AirspaceInputError(f"{field}.agentId", "is required (a non-empty string)")
+    agent_id = str(raw_id)
+    label = entry.get("label")
+    started = entry.get("startedAt")
+    started_text = started if isinstance(started, str) else None
+    files = _list(entry.get("files"), f"{field}.files")
+    intent = _list(entry.get("intent"), f"{field}.intent")
+    return Agent(
+        agent_id=agent_id,
+        label=label if isinstance(label, str) and label else agent_id,
+        started_at=started_text,
+        started_at_ms=parse_time_ms(started_text),
+        files=tuple(_file(f, f"{field}.files[{k}]") for k, f in enumerate(files)),
+        intent=tuple(_intent(i, f"{field}.intent[{k}]") for k, i in enumerate(intent)),
+    )
+
+
+def graph_adjacency(graph: Any, field: str) -> dict[str, tuple[str, ...]]:
+    if graph is None:
+        return {}
+    if not isinstance(graph, Mapping):
+        raise AirspaceInputError(field, "must be an object")
+    adj = graph.get("adjacency", graph)
+    if not isinstance(adj, Mapping):
+        raise AirspaceInputError(f"{field}.adjacency", "must be an object")
+    out: dict[str, list[str]] = {}
+    for key, targets in adj.items():
+        if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
+            raise AirspaceInputError(f"{field}.adjacency[{key!r}]", "must be a list of paths")
+        out.setdefault(normalise_path(str(key)), []).extend(normalise_path(t) for t in targets)
+    return {key: tuple(value) for key, value in out.items()}
+
+
+def parse_airspace(
+    data: Any, *, graphs: Mapping[str, Mapping[str, tuple[str, ...]]] | None = None
+) -> Airspace:
+    """Validate ``{"agents", "graph", "options"}`` into an :class:`Airspace`.
+
+    ``graphs`` maps a ``graphRef`` id to an already-parsed adjacency, so thousands of airspaces
+    can share one repository graph.
+    """
+    if not isinstance(data, Mapping):
+        raise AirspaceInputError("airspace", "must be a JSON object")
+    raw_agents = data.get("agents")
+    if not isinstance(raw_agents, list):
+        raise AirspaceInputError("agents", "must be a list")
+    agents = tuple(_agent(a, f"agents[{k}]") for k, a in enumerate(raw_agents))
+    seen: set[str] = set()
+    for k, agent in enumerate(agents):
+        if agent.agent_id in seen:
+            raise AirspaceInputError(f"agents[{k}].agentId", "duplicates an earlier agent")
+        seen.add(agent.agent_id)
+    adjacency = _graph(data, graphs)
+    raw_options = data.get("options") or {}
+    if not isinstance(raw_options, Mapping):
+        raise AirspaceInputError("options", "must be an object")
+    return Airspace(agents, adjacency, parse_options(raw_options), dict(raw_options))
+
+
+def _graph(
+    data: Mapping[str, Any], graphs: Mapping[str, Mapping[str, tuple[str, ...]]] | None
+) -> Mapping[str, tuple[str, ...]]:
+    ref = data.get("graphRef")
+    if ref is None:
+        return graph_adjacency(data.get("graph"), "graph")
+    if graphs is None or not isinstance(ref, str) or ref not in graphs:
+        raise AirspaceInputError("graphRef", "names no graph supplied with --graphs")
+    return graphs[ref]

@@ -1,0 +1,93 @@
+"""Scoring profiles: named, versioned sets of channels, weights and thresholds."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from proximity.engine.airspace.model import Options
+
+__all__ = ["DEFAULT_PROFILE", "PROFILES", "SCORER_VERSION", "Profile", "Settings", "resolve"]
+
+SCORER_VERSION = "airspace-2026.11.1"
+"""Bumped whenever any profile's numbers can change; travels with every result."""
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """Defaults of one profile; ``channels`` is the noisy-OR order (it fixes rounding)."""
+
+    name: str
+    channels: tuple[str, ...]
+    weights: Mapping[str, float]
+    dep_decay: float
+    dependency_cap: int
+    ta: float
+    ra: float
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """A profile with the scan's ``options`` applied."""
+
+    profile: Profile
+    weights: tuple[float, ...]
+    dep_decay: float
+    dependency_cap: int
+    ta: float
+    ra: float
+
+    def weight(self, channel: str) -> float:
+        return self.weights[self.profile.channels.index(channel)]
+
+
+PROFILES: Mapping[str, Profile] = {
+    "ecc-v0": Profile(
+        name="ecc-v0",
+        channels=("overlap", "dependency", "tree"),
+        weights={"overlap": 1.0, "dependency": 0.9, "tree": 0.25},
+        dep_decay=0.5,
+        dependency_cap=6,
+        ta=0.35,
+        ra=0.7,
+    ),
+    "radar-v1": Profile(
+        name="radar-v1",
+        channels=("conflict", "overlap", "adjacency", "dependency", "intent", "tree"),
+        weights={
+            "conflict": 1.0,
+            "overlap": 1.0,
+            "adjacency": 0.75,
+            "dependency": 0.6,
+            "intent": 0.5,
+            "tree": 0.25,
+        },
+        dep_decay=0.5,
+        dependency_cap=2,
+        ta=0.35,
+        ra=0.7,
+    ),
+}
+DEFAULT_PROFILE = "radar-v1"
+
+
+def _clamp01(value: float) -> float:
+    return min(1.0, max(0.0, value))
+
+
+def resolve(profile: Profile, options: Options) -> Settings:
+    """Apply ``options`` as the reference does: weights merged over the defaults, each clamped
+    to [0, 1] and a null weight read as 0 (ECC-PROXIMITY.md section 2, "Combination")."""
+    merged = {**profile.weights, **options.channel_weights}
+    weights = tuple(_clamp01(merged.get(name) or 0.0) for name in profile.channels)
+    thresholds = {"ta": profile.ta, "ra": profile.ra, **options.thresholds}
+    return Settings(
+        profile=profile,
+        weights=weights,
+        dep_decay=profile.dep_decay if options.dep_decay is None else options.dep_decay,
+        dependency_cap=(
+            profile.dependency_cap if options.dependency_cap is None else options.dependency_cap
+        ),
+        ta=thresholds["ta"],
+        ra=thresholds["ra"],
+    )

@@ -1,0 +1,150 @@
+"""radar-v1, the straightforward per-pair implementation (the baseline for the fast scorer).
+
+Channels, in noisy-OR order: conflict (dry-run merge), overlap (base-side regions), adjacency
+(abutting regions), dependency (undirected, through untouched files), intent, tree (files in
+one directory count as siblings, so one file is not counted twice). See docs/DECISIONS.md.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from proximity.engine.airspace.model import Agent, Airspace
+from proximity.engine.airspace.paths import is_prefix_path, path_segments
+from proximity.engine.airspace.profiles import Settings
+from proximity.engine.airspace.recency import recency_weight
+from proximity.engine.airspace.reference_ecc import graph_distance
+from proximity.engine.airspace.regions import abuts, base_key, base_regions, region_overlap, union
+from proximity.engine.airspace.table import PairTable, all_pairs
+
+__all__ = ["WorkingSet", "radar_pair_channels", "score_radar_reference", "working_sets"]
+
+Interval = tuple[int, int]
+
+
+class WorkingSet:
+    """An agent's files with radar-v1 weights, base regions and active intent."""
+
+    def __init__(self, agent: Agent, now_ms: float, floor: float, half_life_s: float) -> None:
+        self.weights: dict[str, float] = {}
+        by_key: dict[str, list[list[Interval] | None]] = {}
+        self.key_weights: dict[str, float] = {}
+        for f in agent.files:
+            w = recency_weight(f, now_ms, floor=floor, half_life_s=half_life_s)
+            self.weights[f.path] = max(w, self.weights.get(f.path, 0.0))
+            key = base_key(f)
+            by_key.setdefault(key, []).append(base_regions(f))
+            self.key_weights[key] = max(w, self.key_weights.get(key, 0.0))
+        self.regions = {key: union(regions) for key, regions in by_key.items()}
+        self.intent = [i.path for i in agent.intent if i.active(now_ms)]
+
+
+def working_sets(airspace: Airspace, now_ms: float) -> list[WorkingSet]:
+    opts = airspace.options
+    return [WorkingSet(a, now_ms, opts.recency_floor, opts.half_life_s) for a in airspace.agents]
+
+
+def _overlap_adjacency(a: WorkingSet, b: WorkingSet) -> tuple[float, float]:
+    overlap = adjacency = 0.0
+    for key in a.regions.keys() & b.regions.keys():
+        w = a.key_weights[key] * b.key_weights[key]
+        coefficient = region_overlap(a.regions[key], b.regions[key])
+        overlap = max(overlap, w * coefficient)
+        if coefficient == 0 and abuts(a.regions[key], b.regions[key]):
+            adjacency = max(adjacency, w)
+    return overlap, adjacency
+
+
+def _dependency(
+    a: WorkingSet, b: WorkingSet, undirected: Mapping[str, Sequence[str]], gamma: float, cap: int
+) -> float:
+    best = 0.0
+    for f, wf in a.weights.items():
+        for g, wg in b.weights.items():
+            d = graph_distance(undirected, f, g, cap=cap)
+            if d != 0 and not math.isinf(d):
+                best = max(best, wf * wg * gamma ** (d - 1))
+    return best
+
+
+def _intent(a: WorkingSet, b: WorkingSet) -> float:
+    best = 0.0
+    for x, y in ((a, b), (b, a)):
+        for declared in x.intent:
+            for path, w in y.weights.items():
+                if is_prefix_path(declared, path):
+                    best = max(best, w)
+            if any(is_prefix_path(declared, o) or is_prefix_path(o, declared) for o in y.intent):
+                best = 1.0
+    return best
+
+
+def radar_tree_distance(p: str, q: str) -> float:
+    """The reference's tree distance with ``L`` counted over directories only."""
+    sp, sq = path_segments(p), path_segments(q)
+    common = 0
+    for x, y in zip(sp[:-1], sq[:-1], strict=False):
+        if x != y:
+            break
+        common += 1
+    return ((len(sp) - common) + (len(sq) - common)) / (len(sp) + len(sq))
+
+
+def _tree(a: WorkingSet, b: WorkingSet) -> float:
+    smallest = min((radar_tree_distance(f, g) for f in a.weights for g in b.weights), default=1.0)
+    return 1.0 - smallest
+
+
+def radar_pair_channels(
+    a: WorkingSet,
+    b: WorkingSet,
+    undirected: Mapping[str, Sequence[str]],
+    *,
+    conflict: bool,
+    gamma: float,
+    cap: int,
+) -> tuple[float, ...]:
+    """radar-v1 channels in profile order for one pair."""
+    overlap, adjacency = _overlap_adjacency(a, b)
+    dependency = _dependency(a, b, undirected, gamma, cap)
+    return (float(conflict), overlap, adjacency, dependency, _intent(a, b), _tree(a, b))
+
+
+def undirected_graph(adjacency: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+    """Both directions of every edge, self-loops dropped (shared dependencies become 2 hops)."""
+    out: dict[str, list[str]] = {}
+    for source, targets in adjacency.items():
+        for target in targets:
+            if target != source:
+                out.setdefault(source, []).append(target)
+                out.setdefault(target, []).append(source)
+    return out
+
+
+def conflict_pairs(airspace: Airspace) -> set[frozenset[str]]:
+    return {frozenset((c.a, c.b)) for c in airspace.options.conflicts if c.a != c.b}
+
+
+def score_radar_reference(airspace: Airspace, settings: Settings, now_ms: float) -> PairTable:
+    """Every pair, one at a time; pairs whose channels are all 0 are dropped."""
+    sets = working_sets(airspace, now_ms)
+    graph = undirected_graph(airspace.adjacency)
+    conflicts = conflict_pairs(airspace)
+    ids = [a.agent_id for a in airspace.agents]
+    i, j = all_pairs(len(sets))
+    values = np.zeros((len(i), len(settings.profile.channels)))
+    for k, (x, y) in enumerate(zip(i.tolist(), j.tolist(), strict=True)):
+        hit = frozenset((ids[x], ids[y])) in conflicts
+        values[k] = radar_pair_channels(
+            sets[x],
+            sets[y],
+            graph,
+            conflict=hit,
+            gamma=settings.dep_decay,
+            cap=settings.dependency_cap,
+        )
+    keep = values.any(axis=1)
+    return PairTable(i[keep], j[keep], values[keep])

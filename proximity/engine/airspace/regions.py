@@ -1,0 +1,66 @@
+"""radar-v1 change regions in base-side coordinates (fixes W1, W2 and W5 where data allows).
+
+Positions are doubled so insertions have a place: base line ``k`` is ``2k`` and the gap after
+it is ``2k + 1``. A hunk ``-s,c`` with ``c > 0`` covers ``[2s, 2(s + c - 1)]``; ``-s,0`` (an
+insertion after line ``s``) is the single point ``2s + 1``. Two regions *abut* when they do not
+share a point but are at most 2 apart (consecutive lines, or an insertion next to a changed
+line): git's merge reports a conflict for those too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from proximity.engine.airspace.lines import covered, intersection_size, merge_ranges
+from proximity.engine.airspace.model import FileChange
+
+__all__ = ["abuts", "base_key", "base_regions", "region_overlap"]
+
+Interval = tuple[int, int]
+
+
+def base_key(change: FileChange) -> str:
+    """The base-side identity of a file: a rename is compared under its old path."""
+    return change.old_path if change.status == "R" and change.old_path else change.path
+
+
+def base_regions(change: FileChange) -> list[Interval] | None:
+    """Merged doubled-coordinate regions; ``None`` means the whole file.
+
+    Base-side hunks are preferred; without them the new-side ``lines`` are used as the
+    reference does (not comparable across branches, but the best available).
+    """
+    if change.base_hunks:
+        return merge_ranges(
+            (2 * s, 2 * (s + c - 1)) if c > 0 else (2 * s + 1, 2 * s + 1)
+            for s, c in change.base_hunks
+        )
+    if change.lines:
+        return merge_ranges((2 * s, 2 * e) for s, e in change.lines)
+    return None
+
+
+def union(regions: Iterable[list[Interval] | None]) -> list[Interval] | None:
+    """Union over duplicate entries of one file; any whole-file entry makes the whole file."""
+    out: list[Interval] = []
+    for region in regions:
+        if region is None:
+            return None
+        out.extend(region)
+    return merge_ranges(out)
+
+
+def region_overlap(a: list[Interval] | None, b: list[Interval] | None) -> float:
+    """Overlap coefficient on doubled positions; a whole file overlaps everything."""
+    if a is None or b is None:
+        return 1.0
+    return intersection_size(a, b) / min(covered(a), covered(b))
+
+
+def abuts(a: Sequence[Interval] | None, b: Sequence[Interval] | None) -> bool:
+    """True when the regions share no position but some pair is at most 2 positions apart."""
+    if a is None or b is None:
+        return False
+    gaps = (max(sb - ea, sa - eb) for sa, ea in a for sb, eb in b)
+    best = min(gaps, default=99)
+    return 0 < best <= 2

@@ -1,0 +1,79 @@
+"""Right of way: who holds and who steers in a Resolution Advisory.
+
+ecc-v0 decides per pair as the reference (ECC-PROXIMITY.md section 2, "Right of way"), but
+reads one ``now`` for every agent, so equal ``startedAt`` always falls through to the id
+tiebreak (the reference's W13 clock race cannot happen). radar-v1 ranks each connected
+component of Resolution pairs once, so nobody is told to steer by two holders in
+contradictory ways (W14).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+from proximity.engine.airspace.model import Agent
+
+__all__ = ["RightOfWay", "cluster_right_of_way", "ecc_priority_key", "pair_right_of_way"]
+
+PriorityKey = tuple[float, float, bytes]
+
+
+def _utf16(text: str) -> bytes:
+    # JS compares strings by UTF-16 code units; big-endian UTF-16 bytes sort the same way.
+    return text.encode("utf-16-be", "surrogatepass")
+
+
+def ecc_priority_key(agent: Agent, now_ms: float) -> PriorityKey:
+    """Sort key, smaller holds: more progress (sum of weights), then older, then smaller id."""
+    progress = sum(f.reference_weight for f in agent.files)
+    age = 0.0 if agent.started_at_ms is None else now_ms - agent.started_at_ms
+    return (-progress, -age, _utf16(agent.agent_id))
+
+
+def radar_priority_key(agent: Agent, now_ms: float) -> PriorityKey:
+    """radar-v1: the earlier start holds, then more distinct files, then the smaller id.
+
+    An agent without ``startedAt`` is treated as the newest (it cannot prove it was first).
+    """
+    age = -np.inf if agent.started_at_ms is None else now_ms - agent.started_at_ms
+    distinct = len({f.path for f in agent.files})
+    return (-float(age), -float(distinct), _utf16(agent.agent_id))
+
+
+def pair_right_of_way(keys: Sequence[PriorityKey], i: int, j: int) -> tuple[int, int]:
+    """``(hold, steer)`` for agents ``i`` and ``j``."""
+    return (i, j) if keys[i] <= keys[j] else (j, i)
+
+
+class RightOfWay:
+    """Per Resolution pair: holder, steerer and the component (cluster) id."""
+
+    def __init__(
+        self, hold: NDArray[np.int64], steer: NDArray[np.int64], cluster: NDArray[np.int64]
+    ):
+        self.hold, self.steer, self.cluster = hold, steer, cluster
+
+
+def cluster_right_of_way(
+    keys: Sequence[PriorityKey], i: NDArray[np.int64], j: NDArray[np.int64]
+) -> RightOfWay:
+    """One holder order per connected component of Resolution pairs.
+
+    Every agent is ranked once by its priority key; inside a component the better-ranked
+    agent of each pair holds, so an agent steers away from exactly its better-ranked
+    neighbours and the instructions it receives never contradict one another.
+    """
+    n = len(keys)
+    rank = np.empty(n, dtype=np.int64)
+    rank[sorted(range(n), key=keys.__getitem__)] = np.arange(n)
+    graph = coo_matrix((np.ones(len(i)), (i, j)), shape=(n, n))
+    _, labels = connected_components(graph, directed=False)
+    first = rank[i] < rank[j]
+    hold = np.where(first, i, j)
+    steer = np.where(first, j, i)
+    return RightOfWay(hold, steer, labels[i].astype(np.int64))

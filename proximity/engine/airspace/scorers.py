@@ -1,0 +1,24 @@
+"""Dispatch a profile and engine to its scorer; each returns a :class:`PairTable`."""
+
+from __future__ import annotations
+
+from proximity.engine.airspace.model import Airspace
+from proximity.engine.airspace.profiles import Settings
+from proximity.engine.airspace.reference_radar import score_radar_reference
+from proximity.engine.airspace.reference_scan import score_ecc_reference
+from proximity.engine.airspace.table import PairTable
+
+__all__ = ["ENGINES", "score"]
+
+ENGINES = ("fast", "reference")
+
+
+def score(
+    airspace: Airspace, settings: Settings, now_ms: float, *, engine: str = "fast"
+) -> PairTable:
+    """Channel values for the profile in ``settings``; ``now_ms`` drives recency and intent."""
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; choose one of {ENGINES}")
+    if settings.profile.name == "ecc-v0":
+        return score_ecc_reference(airspace, settings)
+    return score_radar_reference(airspace, settings, now_ms)
