@@ -18,6 +18,7 @@ from typing import Any
 
 from proximity.engine.imports.diff import FileDiff, parse_raw_patch
 from proximity.sources.git._run import GitError, git, git_text
+from proximity.sources.git.status import read_status
 from proximity.sources.git.worktrees import Worktree, discover_worktrees, explicit_worktrees
 
 __all__ = ["WorkingFile", "WorkingSet", "read_working_set", "read_working_sets"]
@@ -102,25 +103,6 @@ def _mtime(path: Path) -> datetime | None:
     return None
 
 
-def _status_sets(root: Path) -> tuple[set[str], list[str]]:
-    """(paths differing from HEAD, untracked paths) from one ``git status`` call."""
-    out = git_text(
-        root,
-        ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames",
-         "--ignore-submodules=all"],
-    )  # fmt: skip
-    dirty: set[str] = set()
-    untracked: list[str] = []
-    for item in out.split("\0"):
-        if item.startswith("? "):
-            untracked.append(item[2:])
-        elif item.startswith("1 "):
-            dirty.add(item.split(" ", 8)[8])
-        elif item.startswith("u "):
-            dirty.add(item.split(" ", 10)[10])
-    return dirty, untracked
-
-
 def _commit_times(root: Path, merge_base: str, head: str) -> tuple[dict[str, datetime], list[int]]:
     """Newest commit time per path changed in ``merge_base..head``, and all commit times."""
     if merge_base == head:
@@ -188,7 +170,8 @@ def _read(worktree: Worktree, base: str) -> WorkingSet:
     merge_base = _merge_base(root, base, worktree)
     head = worktree.head or git_text(root, ["rev-parse", "HEAD"]).strip()
     diffs = parse_raw_patch(git_text(root, [*_DIFF_ARGS, merge_base, "--"]))
-    dirty, untracked = _status_sets(root)
+    status = read_status(root)
+    dirty, untracked = status.changed, status.untracked
     times, stamps = _commit_times(root, merge_base, head)
     files = [_tracked_file(d, root, dirty, times) for d in diffs]
     errors = []

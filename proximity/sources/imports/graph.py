@@ -1,0 +1,160 @@
+"""Build the whole-repository import graph, re-parsing only content not seen before.
+
+Parse results are cached by blob hash in an injectable mapping (a plain dict by default; the
+Django layer can pass a cache-backed mapping). Resolution indexes are rebuilt only when the set
+of paths or a config file (tsconfig/jsconfig/package.json/go.mod) changes; otherwise the edges
+of every file whose blob is unchanged are carried over from ``previous``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, MutableMapping
+from pathlib import Path
+
+from proximity.engine.imports import (
+    PARSE_VERSION,
+    EdgeFlags,
+    ImportGraph,
+    ParsedImports,
+    Resolver,
+    build_resolver,
+    is_config,
+    language_of,
+    parse_python_imports,
+    resolve_file,
+)
+from proximity.sources.imports.treesitter import parse_tree_sitter_imports
+from proximity.sources.imports.walk import RepoFiles, list_repository_files
+
+__all__ = ["build_import_graph", "cache_key", "merge_graphs", "parse_source"]
+
+
+def cache_key(blob: str, language: str) -> str:
+    """``<blob hash>:<language>:v<PARSE_VERSION>``: the same bytes parse differently as .py/.ts."""
+    return f"{blob}:{language}:v{PARSE_VERSION}"
+
+
+def parse_source(source: bytes, language: str) -> ParsedImports:
+    """Dispatch to ``ast`` for Python and tree-sitter for the others."""
+    if language == "python":
+        return parse_python_imports(source)
+    return parse_tree_sitter_imports(source, language)
+
+
+def _wanted(path: str) -> bool:
+    return language_of(path) is not None or is_config(path)
+
+
+def _configs(files: RepoFiles, errors: list[str]) -> dict[str, str]:
+    texts = {}
+    for path in files.paths:
+        if is_config(path):
+            try:
+                texts[path] = (files.root / path).read_text("utf-8", "replace")
+            except OSError as exc:
+                errors.append(f"{files.root / path}: unreadable ({exc.strerror or exc})")
+    return texts
+
+
+def _parse_all(
+    files: RepoFiles,
+    sources: list[str],
+    cache: MutableMapping[str, ParsedImports],
+    errors: list[str],
+) -> tuple[dict[str, ParsedImports], list[str], list[str]]:
+    parsed, fresh, reused = {}, [], []
+    for path in sources:
+        language = language_of(path) or ""
+        key = cache_key(files.blobs[path], language)
+        hit = cache.get(key)
+        if hit is None:
+            try:
+                hit = parse_source((files.root / path).read_bytes(), language)
+            except OSError as exc:
+                errors.append(f"{files.root / path}: unreadable ({exc.strerror or exc})")
+                continue
+            cache[key] = hit
+            fresh.append(path)
+        else:
+            reused.append(path)
+        if hit.error:
+            errors.append(f"{path}: {hit.error}")
+        parsed[path] = hit
+    return parsed, fresh, reused
+
+
+def _edges(
+    resolver: Resolver,
+    parsed: Mapping[str, ParsedImports],
+    blobs: Mapping[str, str],
+    previous: ImportGraph | None,
+) -> dict[str, dict[str, EdgeFlags]]:
+    same = (
+        previous is not None
+        and isinstance(previous.state, Resolver)
+        and previous.state.key == resolver.key
+    )
+    edges = {}
+    for path, imports in parsed.items():
+        if same and previous is not None and previous.blobs.get(path) == blobs[path]:
+            edges[path] = dict(previous.edges.get(path, {}))
+        else:
+            edges[path] = resolve_file(resolver, path, imports)
+    return edges
+
+
+def build_import_graph(
+    repo: str | Path,
+    *,
+    cache: MutableMapping[str, ParsedImports] | None = None,
+    previous: ImportGraph | None = None,
+) -> ImportGraph:
+    """Import graph of every Python/JS/TS/Go file in the worktree at ``repo``.
+
+    Parameters
+    ----------
+    repo
+        Any folder inside a git worktree; the worktree's current files are read (tracked,
+        modified and untracked-not-ignored).
+    cache
+        ``{cache_key(blob, language): ParsedImports}``; pass the same mapping between builds
+        (default: a fresh dict, so nothing is reused).
+    previous
+        The last graph of the same worktree; its resolver and edges are reused when nothing
+        that affects resolution changed.
+    """
+    cache = {} if cache is None else cache
+    files = list_repository_files(repo, wanted=_wanted)
+    errors: list[str] = []
+    configs = _configs(files, errors)
+    sources = [
+        p for p in files.paths if language_of(p) and p in files.blobs and p not in files.symlinks
+    ]
+    parsed, fresh, reused = _parse_all(files, sources, cache, errors)
+    resolver = build_resolver(files.paths, configs)
+    if (
+        previous is not None
+        and isinstance(previous.state, Resolver)
+        and previous.state.key == resolver.key
+    ):
+        resolver = previous.state
+    edges = _edges(resolver, parsed, files.blobs, previous)
+    blobs = {p: files.blobs[p] for p in parsed}
+    return ImportGraph(
+        edges, tuple(parsed), blobs, tuple(fresh), tuple(reused), tuple(errors), resolver
+    )
+
+
+def merge_graphs(graphs: Iterable[ImportGraph]) -> ImportGraph:
+    """Union of several worktrees' graphs (a file added in one worktree brings its edges)."""
+    edges: dict[str, dict[str, EdgeFlags]] = {}
+    blobs: dict[str, str] = {}
+    errors: list[str] = []
+    for graph in graphs:
+        blobs.update(graph.blobs)
+        errors.extend(graph.errors)
+        for src, targets in graph.edges.items():
+            mine = edges.setdefault(src, {})
+            for dst, flags in targets.items():
+                mine[dst] = mine[dst].combine(flags) if dst in mine else flags
+    return ImportGraph(edges, tuple(sorted(edges)), blobs, errors=tuple(dict.fromkeys(errors)))
