@@ -139,7 +139,7 @@ def _untracked_file(root: Path, rel: str) -> tuple[WorkingFile, str | None]:
 
 
 def _tracked_file(
-    diff: FileDiff, root: Path, dirty: set[str], times: dict[str, datetime]
+    diff: FileDiff, root: Path, dirty: frozenset[str], times: dict[str, datetime]
 ) -> WorkingFile:
     if diff.path in dirty or (diff.old_path is not None and diff.old_path in dirty):
         touched = _mtime(root / diff.path)
