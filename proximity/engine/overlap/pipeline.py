@@ -1,0 +1,303 @@
+"""The shadow-mode overlap pipeline of the design, step by step (spec 000, "Shadow-mode
+retrieval pattern"): a pure function over one snapshot with injected rankers and recheck.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from proximity.engine.overlap.advisories import (
+    COVERAGE_DEGRADED,
+    COVERAGE_HYBRID,
+    Advisory,
+    OmittedCoverage,
+    OverlapRun,
+    RankerStatus,
+    RepairNeeded,
+    UnknownOutcome,
+)
+from proximity.engine.overlap.features import Feature, declared_features, plan_features
+from proximity.engine.overlap.fusion import FusedCandidate, reciprocal_rank_fusion
+from proximity.engine.overlap.lexical import record_text
+from proximity.engine.overlap.nli import NliAdapter, directional_nli_features
+from proximity.engine.overlap.policy import OverlapPolicy
+from proximity.engine.overlap.rankers import Ranker, RankerResult, safe_rank
+from proximity.engine.overlap.records import TaskRecord, TaskRef, Viewer, is_visible
+from proximity.engine.overlap.snapshot import Eligible, PoolSnapshot
+
+__all__ = ["Recheck", "recheck_against", "run_overlap"]
+
+#: ``recheck(query, candidate)``: are both still authorized for the viewer and current?
+Recheck = Callable[[TaskRecord, TaskRecord], bool]
+
+
+@dataclass
+class _Emitted:
+    advisories: list[Advisory] = field(default_factory=list)
+    unknowns: list[UnknownOutcome] = field(default_factory=list)
+
+
+def recheck_against(latest: PoolSnapshot, viewer: Viewer) -> Recheck:
+    """A recheck that reads a newer snapshot: both records present, visible and current there."""
+
+    def recheck(query: TaskRecord, candidate: TaskRecord) -> bool:
+        for record in (query, candidate):
+            now = latest.get(record.ref)
+            if now is None or not latest.is_current(record.ref) or not is_visible(now, viewer):
+                return False
+        return True
+
+    return recheck
+
+
+def _omissions(
+    record: TaskRecord, snapshot: PoolSnapshot, rows: NDArray[np.intp]
+) -> tuple[OmittedCoverage, ...]:
+    return tuple(
+        OmittedCoverage(
+            record.ref,
+            snapshot.records[r].ref,
+            "space-missing" if snapshot.records[r].space_id is None else "space-mismatch",
+            record.access,
+            snapshot.records[r].access,
+        )
+        for r in rows.tolist()
+    )
+
+
+def _fuse(
+    lex: RankerResult, den: RankerResult, policy: OverlapPolicy
+) -> tuple[tuple[FusedCandidate, ...], str | None]:
+    """Classify availability first (requirement 25), then fuse ranks or degrade."""
+    if lex.available and den.available:
+        lists = {"dense": den.rows, "lexical": lex.rows}
+        return reciprocal_rank_fusion(lists, k=policy.rrf_k), COVERAGE_HYBRID
+    if lex.available and policy.permits_lexical_only:
+        lists = {"dense": (), "lexical": lex.rows}
+        return reciprocal_rank_fusion(lists, k=policy.rrf_k), COVERAGE_DEGRADED
+    return (), None
+
+
+def _sufficient(a: TaskRecord, b: TaskRecord) -> bool:
+    """Requirement 77: deliverable, acceptance, purpose and scope declared on both sides."""
+    fields = ("deliverable", "acceptance", "purpose", "scope")
+    return all(getattr(r, f) is not None for r in (a, b) for f in fields)
+
+
+def _features(
+    a: TaskRecord, b: TaskRecord, policy: OverlapPolicy, nli: NliAdapter | None
+) -> tuple[Feature, ...]:
+    recipe = policy.features
+    text_a, text_b = record_text(a, policy.fields_indexed), record_text(b, policy.fields_indexed)
+    return (
+        declared_features(a, b, review_purposes=recipe.review_purposes)
+        + plan_features(a, b, num_perm=recipe.minhash_num_perm, seed=recipe.minhash_seed)
+        + directional_nli_features(text_a, text_b, nli, timeout_s=recipe.nli_timeout_s)
+    )
+
+
+def _emit_candidate(
+    out: _Emitted, record: TaskRecord, cand: TaskRecord, fused: FusedCandidate, context: Advisory
+) -> None:
+    """Emit one candidate; ``context`` is a template advisory carrying the run-wide identity."""
+    features = context.features
+    if not _sufficient(record, cand):
+        detail = "deliverable, acceptance, purpose or scope not declared by both records"
+        out.unknowns.append(
+            UnknownOutcome(record.ref, "insufficient-declared-evidence", detail, cand.ref, features)
+        )
+        return
+    out.advisories.append(
+        Advisory(
+            record.ref,
+            cand.ref,
+            context.coverage,
+            fused.ranks,
+            fused.score,
+            features,
+            context.snapshot_id,
+            context.policy_digest,
+            context.policy_version,
+            context.index_ids,
+            record.access,
+            cand.access,
+            context.repair_route,
+        )
+    )
+
+
+def _candidates(
+    record: TaskRecord,
+    snapshot: PoolSnapshot,
+    fused: tuple[FusedCandidate, ...],
+    template: Advisory,
+    *,
+    viewer: Viewer,
+    policy: OverlapPolicy,
+    recheck: Recheck,
+    nli: NliAdapter | None,
+) -> _Emitted:
+    out = _Emitted()
+    for candidate in fused[: policy.depth]:
+        cand = snapshot.records[candidate.row]
+        try:
+            still = recheck(record, cand) and is_visible(cand, viewer)
+        except Exception as exc:
+            still, detail = False, f"recheck raised {type(exc).__name__}: {exc}"
+        else:
+            detail = "a record was superseded or is no longer authorized"
+        if not still:
+            out.unknowns.append(
+                UnknownOutcome(record.ref, "record-or-authority-changed", detail, cand.ref)
+            )
+            continue
+        features = _features(record, cand, policy, nli)
+        _emit_candidate(out, record, cand, candidate, _with_features(template, features))
+    return out
+
+
+def _with_features(template: Advisory, features: tuple[Feature, ...]) -> Advisory:
+    return Advisory(
+        template.query,
+        template.candidate,
+        template.coverage,
+        (),
+        0.0,
+        features,
+        template.snapshot_id,
+        template.policy_digest,
+        template.policy_version,
+        template.index_ids,
+        template.query_access,
+        template.candidate_access,
+        template.repair_route,
+    )
+
+
+def run_overlap(
+    task: TaskRef,
+    snapshot: PoolSnapshot,
+    viewer: Viewer,
+    policy: OverlapPolicy,
+    *,
+    lexical: Ranker,
+    dense: Ranker,
+    recheck: Recheck,
+    nli: NliAdapter | None = None,
+    halted: bool = False,
+) -> OverlapRun:
+    """Run the shadow-mode overlap detector for one declared task version.
+
+    Parameters
+    ----------
+    task : TaskRef
+        The triggering task version; it must be in ``snapshot``, visible and current.
+    snapshot : PoolSnapshot
+        One snapshot of declared records; the rankers' indexes must be built on it.
+    viewer : Viewer
+        The principal on whose behalf the run happens; only its visible records are compared.
+    policy : OverlapPolicy
+        RRF constant, depth, lexical-only permission and feature recipe; its digest is recorded.
+    lexical, dense : Ranker
+        Injected rankers; each reports availability explicitly.
+    recheck : callable
+        Re-reads both records just before each candidate is emitted (requirement 28).
+    nli : NliAdapter, optional
+        Directional NLI adapter; without one the NLI features are ``unavailable``.
+    halted : bool, default False
+        A coordination halt: repair diagnostics are kept, nothing is started (requirement 31).
+
+    Returns
+    -------
+    OverlapRun
+        Advisories (status ``needs-independent-adjudication`` only), unknowns, omissions, repairs.
+    """
+    base = OverlapRun(task, snapshot.snapshot_id, policy.digest, policy.version, None)
+    record = snapshot.get(task)
+    if record is None or not is_visible(record, viewer) or not snapshot.is_current(task):
+        unknown = UnknownOutcome(task, "authorization-or-freshness", "no authorized current record")
+        return _replace(base, unknowns=(unknown,))
+    pool = snapshot.visible_mask(viewer) & snapshot.current & ~snapshot.task_mask(task.task_id)
+    compatible = pool & snapshot.space_mask(record.space_id)
+    omissions = _omissions(record, snapshot, np.flatnonzero(pool & ~compatible))
+    if record.space_id is None:
+        unknown = UnknownOutcome(task, "embedding-space-missing", "query has no embedding space")
+        return _replace(base, unknowns=(unknown,), omissions=omissions)
+    return _retrieve(
+        record,
+        snapshot,
+        Eligible(snapshot.snapshot_id, compatible),
+        _replace(base, omissions=omissions),
+        viewer=viewer,
+        policy=policy,
+        lexical=lexical,
+        dense=dense,
+        recheck=recheck,
+        nli=nli,
+        halted=halted,
+    )
+
+
+def _retrieve(
+    record: TaskRecord,
+    snapshot: PoolSnapshot,
+    eligible: Eligible,
+    base: OverlapRun,
+    *,
+    viewer: Viewer,
+    policy: OverlapPolicy,
+    lexical: Ranker,
+    dense: Ranker,
+    recheck: Recheck,
+    nli: NliAdapter | None,
+    halted: bool,
+) -> OverlapRun:
+    lex = safe_rank(lexical, record, eligible, depth=policy.depth)
+    den = safe_rank(dense, record, eligible, depth=policy.depth)
+    statuses = tuple(
+        RankerStatus(n, r.available, r.reason, r.index_id, len(r.rows))
+        for n, r in (("dense", den), ("lexical", lex))
+    )
+    fused, coverage = _fuse(lex, den, policy)
+    if coverage is None:
+        reasons = "; ".join(f"{s.name}: {s.reason}" for s in statuses if not s.available)
+        unknown = UnknownOutcome(record.ref, "required-retriever-unavailable", reasons or None)
+        return _replace(base, unknowns=(unknown,), rankers=statuses)
+    repairs: tuple[RepairNeeded, ...] = ()
+    if coverage == COVERAGE_DEGRADED:
+        repairs = (RepairNeeded("dense-retrieval-unavailable", den.reason or "", halted=halted),)
+    template = Advisory(
+        record.ref,
+        record.ref,
+        coverage,
+        (),
+        0.0,
+        (),
+        snapshot.snapshot_id,
+        policy.digest,
+        policy.version,
+        (("dense", den.index_id), ("lexical", lex.index_id)),
+        record.access,
+        record.access,
+        repairs[0].route if repairs else None,
+    )
+    out = _candidates(
+        record, snapshot, fused, template, viewer=viewer, policy=policy, recheck=recheck, nli=nli
+    )
+    return _replace(
+        base,
+        coverage=coverage,
+        advisories=tuple(out.advisories),
+        unknowns=tuple(out.unknowns),
+        repairs=repairs,
+        rankers=statuses,
+    )
+
+
+def _replace(run: OverlapRun, **changes: object) -> OverlapRun:
+    return dataclasses.replace(run, **changes)  # type: ignore[arg-type]

@@ -1,0 +1,132 @@
+"""``manage.py evaluate_overlap --gitbugs FOLDER [--json]``: recall-rate@k on real duplicates.
+
+Each bug report stands for a declared task; each duplicate query retrieves only among reports
+created before it. Tuning (``--tune``) is allowed on development folders only; a holdout folder is
+evaluated only with ``--holdout`` and every such run is written to the holdout ledger.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from proximity.engine.evaluation.recall_rate import duplicate_queries
+from proximity.engine.overlap import SHIPPED_POLICY, OverlapPolicy
+from proximity.engine.overlap.retrieval_eval import (
+    CONVEX_ALPHA,
+    as_json_methods,
+    evaluate_retrieval,
+    tune_on_development,
+)
+from proximity.sources.embedding import (
+    EmbeddingUnavailableError,
+    SentenceEmbedder,
+    embed_records_cached,
+)
+from proximity.sources.gitbugs import GitBugsFormatError, load_gitbugs, report_records
+
+#: Folders that are holdouts: never tuned on, evaluated once per frozen policy, always logged.
+HOLDOUT_DATASETS = frozenset({"seamonkey"})
+
+
+def _ledger(dataset: str, policy: OverlapPolicy, who: str, payload: Mapping[str, Any]) -> str:
+    """Record a holdout evaluation: the service hook if the ledger model exists, else JSONL."""
+    try:
+        from proximity.services.holdout import record_holdout_evaluation
+    except ImportError:
+        path = Path(settings.OVERLAP_HOLDOUT_LEDGER)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        line = {"at": datetime.now(UTC).isoformat(), "dataset": dataset, "who": who, **payload}
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(line, sort_keys=True) + "\n")
+        return f"holdout run logged to {path}"
+    record_holdout_evaluation(dataset=dataset, policy_digest=policy.digest, who=who)
+    return "holdout run logged in the holdout ledger"
+
+
+class Command(BaseCommand):
+    help = "Recall-rate@k of lexical, dense, RRF and convex retrieval on a GitBugs folder."
+    requires_system_checks: list[str] = []
+    requires_migrations_checks = False
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--gitbugs", required=True, help="folder with *_bugs.csv files")
+        parser.add_argument("--json", action="store_true", help="print the result as JSON")
+        parser.add_argument("--holdout", action="store_true", help="allow a holdout folder")
+        parser.add_argument("--tune", action="store_true", help="grid-search k and alpha (dev)")
+        parser.add_argument("--cache-dir", default=None, help="embedding cache folder")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            dataset = load_gitbugs(options["gitbugs"])
+        except GitBugsFormatError as exc:
+            raise CommandError(str(exc)) from exc
+        holdout = dataset.name.lower() in HOLDOUT_DATASETS
+        if holdout and options["tune"]:
+            raise CommandError(f"{dataset.name} is a holdout: no tuning decision may use it")
+        if holdout and not options["holdout"]:
+            raise CommandError(
+                f"{dataset.name} is a holdout: pass --holdout to evaluate and log it"
+            )
+        records, created = report_records(dataset)
+        queries = duplicate_queries(
+            dict(zip((r.task_id for r in records), created, strict=True)), dataset.pairs
+        )
+        vectors, reason = self._vectors(records, options["cache_dir"])
+        if options["tune"]:
+            self.stdout.write(
+                json.dumps(
+                    tune_on_development(records, created, queries, vectors, policy=SHIPPED_POLICY),
+                    indent=2,
+                )
+            )
+            return
+        evaluation = evaluate_retrieval(
+            records,
+            created,
+            queries,
+            vectors,
+            policy=SHIPPED_POLICY,
+            alpha=CONVEX_ALPHA,
+            dense_reason=reason,
+        )
+        payload = {
+            "dataset": dataset.name,
+            "queries": evaluation.queries,
+            "policy": SHIPPED_POLICY.digest,
+            "default": SHIPPED_POLICY.fusion,
+            "methods": as_json_methods(evaluation),
+        }
+        if holdout:
+            note = _ledger(dataset.name, SHIPPED_POLICY, getpass.getuser(), payload)
+            self.stderr.write(note)
+        self._print(payload, as_json=options["json"])
+
+    def _vectors(self, records: Any, cache_dir: str | None) -> tuple[Any, str | None]:
+        embedder = SentenceEmbedder(settings.OVERLAP_EMBEDDING_MODEL_DIR or None)
+        folder = Path(cache_dir) if cache_dir else Path(settings.VAR_DIR) / "embedding-cache"
+        try:
+            return embed_records_cached(embedder, records, folder), None
+        except EmbeddingUnavailableError as exc:
+            return None, f"dense-retrieval-unavailable: {exc}"
+
+    def _print(self, payload: Mapping[str, Any], *, as_json: bool) -> None:
+        if as_json:
+            self.stdout.write(json.dumps(payload, indent=2, sort_keys=False))
+            return
+        self.stdout.write(
+            f"{payload['dataset']}: {payload['queries']} duplicate queries, "
+            f"policy {payload['policy']} (default {payload['default']})"
+        )
+        for method, figures in payload["methods"].items():
+            cells = "  ".join(
+                f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in figures.items()
+            )
+            self.stdout.write(f"  {method:<8} {cells}")
