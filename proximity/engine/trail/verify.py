@@ -23,56 +23,67 @@ def _is_hash(value: object) -> bool:
     return type(value) is str and _HASH.fullmatch(value) is not None
 
 
-def _check_receipt(trail_id: str, receipt: dict[str, object], payload: object, field: str) -> None:
-    """Version, hash formats and the recomputed hash (payload = the normalised rebuild)."""
-    version = receipt["version"]
-    if type(version) is not int or version != VERSION:
-        raise fail(f"{field}.version: not 1")
-    if not _is_hash(receipt["previousHash"]) or not _is_hash(receipt["hash"]):
-        raise fail(f"{field}: hash fields are not 64 lower-case hex digits")
-    expected = receipt_digest(
-        trail_id,
-        str(receipt["id"]),
-        str(receipt["kind"]),
-        str(receipt["at"]),
-        str(receipt["previousHash"]),
-        payload,
-    )
-    if receipt["hash"] != expected:
-        raise fail(f"{field}.hash: does not match the receipt content")
-
-
-def inspect_trail(trail: object) -> ReplayState:
-    """Verify ``trail`` and return the replayed state; raises the internal failure otherwise."""
+def _header(trail: object) -> tuple[str, list[object]]:
     row = shape(trail, "trail", ("version", "trailId", "receipts"))
     if type(row["version"]) is not int or row["version"] != VERSION:
         raise fail("trail.version: not 1")
     receipts = plain_list(row["receipts"], "trail.receipts", MAX_RECEIPTS)
     if len(receipts) < 2:
         raise fail("trail.receipts: fewer than 2 receipts")
-    trail_id = identifier(row["trailId"], "trail.trailId")
-    state, previous_hash, seen = ReplayState(), ZERO_HASH, set[str]()
+    return identifier(row["trailId"], "trail.trailId"), receipts
+
+
+def _parse(item: object, field: str) -> tuple[dict[str, object], dict[str, object], int]:
+    """The receipt, its normalised payload and its time; persisted bytes must be canonical."""
+    receipt = shape(item, field, RECEIPT_FIELDS)
+    identifier(receipt["id"], f"{field}.id")
+    at_ms = timestamp_ms(receipt["at"], f"{field}.at")
+    payload = normalize_payload(receipt["kind"], receipt["payload"], field)
+    if encode_canonical(receipt["payload"]) != encode_canonical(payload):
+        raise fail(f"{field}.payload: not in canonical order")
+    return receipt, payload, at_ms
+
+
+def _check_hashes(
+    trail_id: str, receipt: dict[str, object], payload: object, field: str, previous_hash: str
+) -> None:
+    """Version, hash formats, the link to the predecessor and the recomputed hash."""
+    version = receipt["version"]
+    if type(version) is not int or version != VERSION:
+        raise fail(f"{field}.version: not 1")
+    if not _is_hash(receipt["previousHash"]) or not _is_hash(receipt["hash"]):
+        raise fail(f"{field}: hash fields are not 64 lower-case hex digits")
+    if receipt["previousHash"] != previous_hash:
+        raise fail(f"{field}.previousHash: does not link to the previous receipt")
+    at, kind, receipt_id = str(receipt["at"]), str(receipt["kind"]), str(receipt["id"])
+    if receipt["hash"] != receipt_digest(trail_id, receipt_id, kind, at, previous_hash, payload):
+        raise fail(f"{field}.hash: does not match the receipt content")
+
+
+def _replay(
+    state: ReplayState, receipt: dict[str, object], payload: object, at_ms: int, field: str
+) -> ReplayState:
+    try:
+        return transition(state, {**receipt, "payload": payload}, at_ms)
+    except InvalidTrail as error:
+        raise fail(f"{field}: {error.reason}") from None
+
+
+def inspect_trail(trail: object) -> ReplayState:
+    """Verify ``trail`` and return the replayed state; raises the internal failure otherwise."""
+    trail_id, receipts = _header(trail)
+    state, previous_hash, seen = ReplayState(), ZERO_HASH, set[object]()
     previous_ms = -(2**63)  # below any valid instant; year 0000 is negative epoch time
     for index, item in enumerate(receipts):
         field = f"receipts[{index}]"
-        receipt = shape(item, field, RECEIPT_FIELDS)
-        receipt_id = identifier(receipt["id"], f"{field}.id")
-        at_ms = timestamp_ms(receipt["at"], f"{field}.at")
-        payload = normalize_payload(receipt["kind"], receipt["payload"], field)
-        if encode_canonical(receipt["payload"]) != encode_canonical(payload):
-            raise fail(f"{field}.payload: not in canonical order")
-        if receipt_id in seen:
+        receipt, payload, at_ms = _parse(item, field)
+        if receipt["id"] in seen:
             raise fail(f"{field}.id: duplicate receipt id")
         if at_ms < previous_ms:
             raise fail(f"{field}.at: earlier than the previous receipt")
-        _check_receipt(trail_id, receipt, payload, field)
-        if receipt["previousHash"] != previous_hash:
-            raise fail(f"{field}.previousHash: does not link to the previous receipt")
-        try:
-            state = transition(state, {**receipt, "payload": payload}, at_ms)
-        except InvalidTrail as error:
-            raise fail(f"{field}: {error.reason}") from None
-        seen.add(receipt_id)
+        _check_hashes(trail_id, receipt, payload, field, previous_hash)
+        state = _replay(state, receipt, payload, at_ms, field)
+        seen.add(receipt["id"])
         previous_ms, previous_hash = at_ms, str(receipt["hash"])
     if state.awaiting_advisory:
         raise fail("trail: ends with an advisory pending")
