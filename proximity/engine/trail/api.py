@@ -103,7 +103,22 @@ def create_shadow_trail(
 def append_acknowledgement(
     trail: object, *, id: str, agent_id: str, scope_revision: int, at: str
 ) -> Trail:
-    """Record that one observed agent acknowledged the latest advisory (id filled in here)."""
+    """Record that one observed agent acknowledged the latest advisory.
+
+    Parameters
+    ----------
+    trail : a valid trail; it is re-verified and never modified.
+    id : receipt identifier, unique within the trail.
+    agent_id, scope_revision : must name a member and its current scope revision.
+    at : receipt time; the member's observation must not have expired.
+
+    Returns
+    -------
+    dict
+        A rebuilt trail with one more receipt; ``advisoryId`` is filled in from the trail, as
+        in the reference (ECC-PROXIMITY.md section 7, "Inputs"). Only an ``advisory`` state can
+        be acknowledged: unknown or quiet advisories cannot be turned into a consent record.
+    """
     state = inspect_trail(trail)
     payload = {
         "agentId": agent_id,
@@ -126,10 +141,24 @@ def append_scope_revision(
     authorization_ref: str,
     at: str,
 ) -> Trail:
-    """Record one externally declared scope revision; ``authorization_ref`` is declared-only.
+    """Record one externally declared scope revision, after both agents acknowledged.
 
-    taskId, repoId and baseRevision are copied from the member's observation, as in the
-    reference; this function grants nothing, the real authority owner must validate it.
+    Parameters
+    ----------
+    trail : a valid trail whose latest advisory is acknowledged by both agents.
+    id : receipt identifier, unique within the trail.
+    agent_id, previous_scope_revision : the revised member and its current scope revision.
+    new_scope_revision : greater than ``previous_scope_revision``.
+    new_read_paths, new_write_paths : the declared new footprint (sorted on the way in).
+    authorization_ref : the caller's reference, recorded with ``authority: declared-only``.
+    at : receipt time; both observations must still be current.
+
+    Returns
+    -------
+    dict
+        A rebuilt trail with one more receipt. taskId, repoId and baseRevision are copied from
+        the member (ECC-PROXIMITY.md section 7, "Inputs"). Nothing is granted: the real
+        authority owner must validate the reference before any work changes.
     """
     state = inspect_trail(trail)
     member = member_of(state, identifier(agent_id, "agentId"))
@@ -154,7 +183,19 @@ def append_reobservation(
 ) -> Trail:
     """Record the fresh observation pair after the scope revision, and its new advisory.
 
-    ``graph`` defaults to the previous receipt's graph; the advisory gets id ``<id>:advisory``.
+    Parameters
+    ----------
+    trail : a valid trail ending with a scope revision.
+    id : identifier of the re-observation; its advisory gets ``<id>:advisory``.
+    observations : the same two tasks; the revised agent with exactly its declared scope,
+        the other unchanged, both observed at or after the scope revision.
+    at : receipt time of both new receipts.
+    graph : a new dependency graph; defaults to the previous observation's graph.
+
+    Returns
+    -------
+    dict
+        A rebuilt trail with two more receipts (at most 7 in all, ECC-PROXIMITY.md section 7).
     """
     state = inspect_trail(trail)
     timestamp_ms(at, "at")
@@ -172,9 +213,19 @@ def append_reobservation(
 
 @guarded
 def summarize_shadow_trail(trail: object) -> Trail:
-    """Read-only summary: latest advisory, its own ACKs, historical ACKs and the scope change.
+    """Read-only summary of a valid trail, in the reference's shape.
 
-    The outcome is always ``unadjudicated``: the trail records declarations, not results.
+    Parameters
+    ----------
+    trail : a trail; it is fully verified first.
+
+    Returns
+    -------
+    dict
+        ``version, mode ('shadow-read-only'), trailId, receiptCount, latestAdvisory,
+        latestAdvisoryId, latestAdvisoryAcknowledgedBy, historicalAcknowledgedBy, scopeChange,
+        outcome`` (ECC-PROXIMITY.md section 7, "Summary"). The outcome is always
+        ``unadjudicated``: the trail records declarations, not results.
     """
     state = inspect_trail(trail)
     source = cast("Row", trail)

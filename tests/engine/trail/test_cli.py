@@ -79,3 +79,19 @@ def test_module_entry_point_runs_trail_verify(tmp_path: Path) -> None:
     bad.write_text("{}", encoding="utf-8")
     failed = run_module(bad)
     assert (failed.returncode, failed.stdout) == (1, "invalid: trail: missing field\n")
+
+
+def test_importing_the_trail_engine_loads_no_django() -> None:
+    code = (
+        "import sys, proximity.engine.trail; "
+        "print(sorted(m for m in sys.modules if m.startswith(('django', 'celery'))))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert result.stdout == "[]\n"
