@@ -17,5 +17,8 @@ app.conf.task_routes = {
 app.conf.task_default_queue = "default"
 app.conf.beat_schedule = {
     "record-heartbeat": {"task": "proximity.record_heartbeat", "schedule": 60.0},
+    # The outbox sweep: scans requested while the broker was down, or whose message was lost.
+    "sweep-scan-requests": {"task": "proximity.sweep_scan_requests", "schedule": 30.0},
+    "expire-stale-working-sets": {"task": "proximity.expire_stale", "schedule": 60.0},
 }
 app.autodiscover_tasks(["proximity"])

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import RequestDataTooBig
+from django.db import DatabaseError, InterfaceError
 from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
+from ninja.errors import AuthenticationError, ValidationError
 
 from proximity.api.routes import router as proximity_router
+from proximity.exceptions import DomainError
 
 api = NinjaAPI(
     title="Overlap Radar API",
     version="1",
     description=(
-        "Agents report working sets and intents; principals declare task versions; everyone reads "
-        "advisories within their scopes. Advisories only: nothing here cancels, merges or "
+        "Agents report working sets and intents; principals declare task versions; everyone "
+        "reads advisories within their scopes. Advisories only: nothing here cancels, merges or "
         "blocks work."
     ),
     docs_url="/docs",
@@ -20,6 +24,42 @@ api = NinjaAPI(
 api.add_router("/", proximity_router)
 
 
-@api.exception_handler(ValueError)
-def value_error(request: HttpRequest, exc: ValueError) -> HttpResponse:
-    return api.create_response(request, {"detail": str(exc), "field": None}, status=400)
+def _dotted(loc: list[object]) -> str | None:
+    text = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+    return text or None
+
+
+def _error(request: HttpRequest, status: int, detail: str, field: str | None) -> HttpResponse:
+    return api.create_response(request, {"detail": detail, "field": field}, status=status)
+
+
+@api.exception_handler(DomainError)
+def domain_error(request: HttpRequest, exc: DomainError) -> HttpResponse:
+    return _error(request, exc.status, exc.message, exc.field)
+
+
+@api.exception_handler(ValidationError)
+def validation_error(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    first = exc.errors[0] if exc.errors else {}
+    field = _dotted([p for p in first.get("loc", []) if p not in {"body", "query", "path"}])
+    return _error(request, 422, f"{field or 'request'}: {first.get('msg', 'invalid')}", field)
+
+
+@api.exception_handler(AuthenticationError)
+def authentication_error(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
+    return _error(request, 401, "missing, unknown or revoked token", "Authorization")
+
+
+@api.exception_handler(RequestDataTooBig)
+def too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
+    return _error(request, 413, "request body too large", "body")
+
+
+@api.exception_handler(DatabaseError)
+def database_down(request: HttpRequest, exc: DatabaseError) -> HttpResponse:
+    return _error(request, 503, "database unavailable, retry shortly", None)
+
+
+@api.exception_handler(InterfaceError)
+def database_interface_down(request: HttpRequest, exc: InterfaceError) -> HttpResponse:
+    return _error(request, 503, "database unavailable, retry shortly", None)

@@ -1,4 +1,8 @@
-"""Celery tasks: thin, named, idempotent wrappers over services."""
+"""Celery tasks: thin, named, idempotent wrappers over services.
+
+Every task takes ids, not objects, and its service is idempotent by database constraint and
+conditional claim, so a redelivered task (``acks_late``; a killed worker) duplicates nothing.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +10,35 @@ import socket
 from typing import Any
 
 from celery import shared_task
+from django.db import OperationalError
 
 from proximity.services.heartbeat import heartbeat_record
+from proximity.services.lifecycle import snapshots_expire
+from proximity.services.scan_requests import scan_requests_sweep
+from proximity.services.scans import scan_run
 
-__all__ = ["record_heartbeat"]
+__all__ = ["expire_stale", "record_heartbeat", "scan_repository", "sweep_scan_requests"]
+
+RETRY = {"autoretry_for": (OperationalError,), "retry_backoff": True, "max_retries": 5}
 
 
 @shared_task(bind=True, name="proximity.record_heartbeat", max_retries=3)
 def record_heartbeat(self: Any, hostname: str | None = None) -> None:
     # Idempotent: the row is keyed by hostname and only moves forward in time.
     heartbeat_record(hostname=hostname or self.request.hostname or socket.gethostname())
+
+
+@shared_task(bind=True, name="proximity.scan_repository", acks_late=True, **RETRY)
+def scan_repository(self: Any, repository_id: int) -> int | None:
+    scan = scan_run(repository_id=repository_id)
+    return scan.pk if scan else None
+
+
+@shared_task(bind=True, name="proximity.sweep_scan_requests", **RETRY)
+def sweep_scan_requests(self: Any) -> int:
+    return scan_requests_sweep()
+
+
+@shared_task(bind=True, name="proximity.expire_stale", **RETRY)
+def expire_stale(self: Any) -> int:
+    return snapshots_expire()

@@ -111,6 +111,8 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_TIMEOUT = 3  # a down broker must not hang a web request
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5}
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     # Redeliver a task whose worker died after this many seconds without an ack.
     "visibility_timeout": env_int("OVERLAP_VISIBILITY_TIMEOUT", 300, minimum=10),

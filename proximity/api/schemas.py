@@ -1,19 +1,133 @@
-"""Request and response schemas (<Thing>In / <Thing>Out)."""
+"""Request and response schemas (<Thing>In / <Thing>Out); JSON keys are camelCase."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from ninja import Schema
+from pydantic import AwareDatetime, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+Id = Field(min_length=1, max_length=120, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$")
+LineNo = Field(ge=0, le=10_000_000)
 
 
-class CheckOut(Schema):
+class In(Schema):
+    """Inputs reject unknown fields, so a typo is a 422 naming it, not silently ignored."""
+
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True)
+
+
+class Out(Schema):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+
+class CheckOut(Out):
     name: str
     status: Literal["ok", "warn", "critical"]
     detail: str
     fix: str
 
 
-class HealthOut(Schema):
+class HealthOut(Out):
     status: Literal["ok", "warn", "critical"]
     checks: list[CheckOut]
+
+
+class ErrorOut(Out):
+    detail: str
+    field: str | None = None
+
+
+class FileIn(In):
+    path: str = Field(min_length=1, max_length=1024)
+    lines: list[tuple[int, int]] | None = Field(default=None, max_length=10_000)
+    base_hunks: list[tuple[int, int]] | None = Field(default=None, max_length=10_000)
+    status: Literal["A", "M", "D", "R", "C", "T"] | None = None
+    old_path: str | None = Field(default=None, max_length=1024)
+    weight: float | None = Field(default=None, ge=0, le=1)
+    touched_at: AwareDatetime | None = None
+    excerpt: str | None = Field(default=None, max_length=4000)
+
+
+class IntentIn(In):
+    path: str = Field(min_length=1, max_length=1024)
+    expires_at: AwareDatetime | None = None
+
+
+class WorkingSetIn(In):
+    repository: str = Id
+    agent_id: str = Id
+    label: str = Field(default="", max_length=255)
+    started_at: AwareDatetime | None = None
+    files: list[FileIn] = Field(max_length=5000)
+    intent: list[IntentIn] = Field(default_factory=list, max_length=500)
+
+
+class WorkingSetOut(Out):
+    repository: str
+    agent_id: str
+    version: int
+    reported_at: AwareDatetime
+    expires_at: AwareDatetime
+
+
+class RepositoryOut(Out):
+    name: str
+    scope: str
+    base_branch: str
+    profile: str
+    agent_count: int
+
+
+class ScanOut(Out):
+    repository: str
+    scan_id: int
+    profile: str
+    scorer_version: str
+    finished_at: AwareDatetime | None
+    generated_at: str | None
+    counts: dict[str, int]
+    positions: list[dict[str, Any]]
+    file_coordinates: dict[str, list[float]]
+    links: list[dict[str, Any]]
+
+
+class AdvisoryOut(Out):
+    id: int
+    repository: str
+    agent_a: str
+    agent_b: str
+    band: str
+    band_label: str
+    risk: float
+    calibrated_probability: float | None
+    channels: dict[str, float]
+    conflict: bool
+    escalated: bool
+    steer: str | None
+    hold: str | None
+    closure_rate: float | None
+    trend: str
+    state: str
+    profile: str
+    scorer_version: str
+    first_seen: AwareDatetime
+    last_seen: AwareDatetime
+    acknowledged_by: list[dict[str, Any]]
+    detail: dict[str, Any]
+
+
+class AcknowledgeIn(In):
+    note: str = Field(default="", max_length=500)
+
+
+class MessageOut(Out):
+    id: int
+    kind: str
+    band: str
+    risk: float
+    from_agent: str
+    advisory_id: int
+    content: str
+    created_at: AwareDatetime

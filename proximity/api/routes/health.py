@@ -1,4 +1,4 @@
-"""Thin HTTP endpoints: parse a schema, call one service or selector, return a schema."""
+"""Health, for load balancers and people (no record contents, so no authentication)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from ninja import Router
 from proximity.api.schemas import CheckOut, HealthOut
 from proximity.selectors.health import run_checks, worst_status
 
-router = Router(tags=["radar"])
+router = Router(tags=["health"])
 
 
 @router.get(

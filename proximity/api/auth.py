@@ -1,0 +1,26 @@
+"""Bearer-token authentication: one token per principal or agent, looked up by digest."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from ninja.errors import AuthenticationError
+from ninja.security import HttpBearer
+
+from proximity.models import Principal
+from proximity.selectors.access import principal_for_token
+
+__all__ = ["TokenAuth", "principal_of"]
+
+
+class TokenAuth(HttpBearer):
+    def authenticate(self, request: HttpRequest, token: str) -> Principal | None:
+        return principal_for_token(token)
+
+
+def principal_of(request: HttpRequest) -> Principal:
+    principal: Any = getattr(request, "auth", None)
+    if not isinstance(principal, Principal):  # only reachable if a route forgot TokenAuth
+        raise AuthenticationError
+    return principal

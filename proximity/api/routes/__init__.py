@@ -1,0 +1,14 @@
+"""All API routers, mounted once by overlap_site/api.py."""
+
+from __future__ import annotations
+
+from ninja import Router
+
+from proximity.api.routes.airspace import router as airspace_router
+from proximity.api.routes.health import router as health_router
+
+router = Router()
+router.add_router("", health_router)
+router.add_router("", airspace_router)
+
+__all__ = ["router"]

@@ -1,0 +1,143 @@
+"""Code-space proximity: working-set reports, scans, advisories, acknowledgements, messages."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.http import HttpRequest
+from django.utils import timezone
+from ninja import Query, Router, Schema
+from pydantic import AwareDatetime
+
+from proximity.api.auth import TokenAuth, principal_of
+from proximity.api.presenters import advisory_out, message_out, scan_out
+from proximity.api.schemas import (
+    AcknowledgeIn,
+    AdvisoryOut,
+    ErrorOut,
+    MessageOut,
+    RepositoryOut,
+    ScanOut,
+    WorkingSetIn,
+    WorkingSetOut,
+)
+from proximity.exceptions import NotFoundError
+from proximity.selectors.advisories import (
+    advisory_get,
+    advisory_list,
+    agent_get,
+    repository_get,
+    repository_list,
+)
+from proximity.selectors.airspace import latest_scan
+from proximity.services.advisories import advisory_acknowledge
+from proximity.services.messages import messages_take_pending
+from proximity.services.working_sets import WorkingSetReport, working_set_report
+
+router = Router(tags=["airspace"], auth=TokenAuth())
+ERRORS = {401: ErrorOut, 404: ErrorOut, 409: ErrorOut, 413: ErrorOut, 422: ErrorOut, 503: ErrorOut}
+
+
+class AdvisoryFilter(Schema):
+    repository: str | None = None
+    band: str | None = None
+    state: str | None = None
+    agent: str | None = None
+    since: AwareDatetime | None = None
+    limit: int = 100
+    offset: int = 0
+
+
+@router.post(
+    "/working-sets",
+    response={201: WorkingSetOut, **ERRORS},
+    by_alias=True,
+    summary="An agent reports its working set and intent",
+)
+def report_working_set(request: HttpRequest, body: WorkingSetIn) -> tuple[int, WorkingSetOut]:
+    data = body.model_dump(by_alias=True, exclude_none=True, mode="json")
+    report = WorkingSetReport(
+        repository=body.repository,
+        agent_id=body.agent_id,
+        label=body.label,
+        started_at=body.started_at,
+        files=data["files"],
+        intent=data.get("intent", []),
+    )
+    snap = working_set_report(principal=principal_of(request), report=report)
+    return 201, WorkingSetOut(
+        repository=body.repository,
+        agent_id=body.agent_id,
+        version=snap.version,
+        reported_at=snap.reported_at,
+        expires_at=snap.expires_at,
+    )
+
+
+@router.get("/repositories", response=list[RepositoryOut], by_alias=True)
+def list_repositories(request: HttpRequest) -> list[RepositoryOut]:
+    return [
+        RepositoryOut(
+            name=r.name,
+            scope=r.scope,
+            base_branch=r.base_branch,
+            profile=r.profile,
+            agent_count=getattr(r, "agent_count", 0),
+        )
+        for r in repository_list(principal_of(request))
+    ]
+
+
+@router.get(
+    "/repositories/{name}/scan",
+    response={200: ScanOut, **ERRORS},
+    by_alias=True,
+    summary="The latest scan of a repository, with positions and links",
+)
+def read_latest_scan(request: HttpRequest, name: str) -> ScanOut:
+    repo = repository_get(principal_of(request), name)
+    scan = latest_scan(repo) if repo else None
+    if scan is None:
+        raise NotFoundError("scan")
+    return scan_out(scan)
+
+
+@router.get("/advisories", response=list[AdvisoryOut], by_alias=True)
+def list_advisories(request: HttpRequest, filters: Query[AdvisoryFilter]) -> list[AdvisoryOut]:
+    rows = advisory_list(principal_of(request), **filters.model_dump(exclude={"limit", "offset"}))
+    limit = max(1, min(filters.limit, 500))
+    offset = max(0, filters.offset)
+    return [advisory_out(a) for a in rows[offset : offset + limit]]
+
+
+@router.get("/advisories/{advisory_id}", response={200: AdvisoryOut, **ERRORS}, by_alias=True)
+def read_advisory(request: HttpRequest, advisory_id: int) -> AdvisoryOut:
+    advisory = advisory_get(principal_of(request), advisory_id)
+    if advisory is None:
+        raise NotFoundError("advisory")
+    return advisory_out(advisory)
+
+
+@router.post(
+    "/advisories/{advisory_id}/acknowledge", response={200: AdvisoryOut, **ERRORS}, by_alias=True
+)
+def acknowledge_advisory(
+    request: HttpRequest, advisory_id: int, body: AcknowledgeIn
+) -> AdvisoryOut:
+    principal = principal_of(request)
+    advisory_acknowledge(advisory_id=advisory_id, principal=principal, note=body.note)
+    return read_advisory(request, advisory_id)
+
+
+@router.get(
+    "/repositories/{name}/agents/{agent_id}/messages",
+    response={200: list[MessageOut], **ERRORS},
+    by_alias=True,
+    summary="Pending messages for an agent (marked delivered when read)",
+)
+def take_messages(request: HttpRequest, name: str, agent_id: str) -> list[MessageOut]:
+    agent = agent_get(principal_of(request), name, agent_id)
+    if agent is None:
+        raise NotFoundError("agent")
+    now: datetime = timezone.now()
+    return [message_out(m) for m in messages_take_pending(agent=agent, now=now)]

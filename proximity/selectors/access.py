@@ -1,0 +1,44 @@
+"""Who may see what: one visibility rule for API, board, admin and advisories."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+
+from django.utils import timezone
+
+from proximity.models import ApiToken, Principal
+
+__all__ = ["can_see", "principal_for_token", "token_digest", "visible_scopes"]
+
+
+def token_digest(raw: str) -> str:
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+
+def principal_for_token(raw: str) -> Principal | None:
+    if not raw or len(raw) > 200:
+        return None
+    token = (
+        ApiToken.objects.select_related("principal")
+        .filter(digest=token_digest(raw), revoked_at__isnull=True, principal__is_active=True)
+        .first()
+    )
+    if token is None:
+        return None
+    # Touch at most once a minute so every request does not write.
+    now = timezone.now()
+    if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+    return token.principal
+
+
+def can_see(principal: Principal | None, scope: str, disclosure: Iterable[str] = ()) -> bool:
+    """A record is visible when its scope is held and every disclosure label is cleared."""
+    if principal is None or not principal.is_active:
+        return False
+    return scope in set(principal.scopes) and set(disclosure) <= set(principal.clearances)
+
+
+def visible_scopes(principal: Principal | None) -> Sequence[str]:
+    return list(principal.scopes) if principal is not None and principal.is_active else []

@@ -1,0 +1,108 @@
+"""Reads that assemble an engine airspace from stored snapshots, and read the latest scan."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db.models import Max, OuterRef, Subquery
+
+from proximity.models import (
+    DependencyGraphSnapshot,
+    ProximityScan,
+    Repository,
+    RiskSample,
+    WorkingSetSnapshot,
+)
+
+__all__ = ["AirspaceInputs", "airspace_inputs", "latest_scan", "pair_key"]
+
+HISTORY_WINDOW = timedelta(minutes=15)
+_ENGINE_FILE_KEYS = ("path", "lines", "baseHunks", "status", "oldPath", "weight", "touchedAt")
+
+
+def pair_key(a: str, b: str) -> str:
+    return "|".join(sorted((a, b)))
+
+
+@dataclass(frozen=True)
+class AirspaceInputs:
+    """Everything one scan reads, and the digest that makes the scan idempotent."""
+
+    airspace: dict[str, Any]
+    snapshots: list[WorkingSetSnapshot]
+    graph: DependencyGraphSnapshot | None
+    input_hash: str
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
+
+
+def current_snapshots(repository: Repository, now: datetime) -> list[WorkingSetSnapshot]:
+    latest = (
+        WorkingSetSnapshot.objects.filter(agent=OuterRef("agent"))
+        .order_by("-version")
+        .values("pk")[:1]
+    )
+    return list(
+        WorkingSetSnapshot.objects.filter(agent__repository=repository, expires_at__gt=now)
+        .filter(pk=Subquery(latest))
+        .select_related("agent")
+        .order_by("agent__agent_id")
+    )
+
+
+def _history(repository: Repository, now: datetime) -> dict[str, list[list[Any]]]:
+    rows = RiskSample.objects.filter(repository=repository, at__gte=now - HISTORY_WINDOW)
+    out: dict[str, list[list[Any]]] = {}
+    for key, risk, at in rows.values_list("pair_key", "risk", "at").order_by("at"):
+        out.setdefault(key, []).append([at.isoformat(), risk])
+    return out
+
+
+def _agent_json(snapshot: WorkingSetSnapshot) -> dict[str, Any]:
+    agent = snapshot.agent
+    files = [{k: f[k] for k in _ENGINE_FILE_KEYS if k in f} for f in snapshot.files]
+    entry: dict[str, Any] = {"agentId": agent.agent_id, "label": agent.label, "files": files}
+    if agent.started_at:
+        entry["startedAt"] = agent.started_at.isoformat()
+    if snapshot.intent:
+        entry["intent"] = snapshot.intent
+    return entry
+
+
+def airspace_inputs(
+    repository: Repository, *, now: datetime, conflicts: list[dict[str, Any]] | None = None
+) -> AirspaceInputs:
+    snapshots = current_snapshots(repository, now)
+    graph = repository.graphs.order_by("-created_at").first()
+    conflicts = conflicts or []
+    digest = hashlib.sha256(
+        json.dumps(
+            [[s.pk for s in snapshots], graph.content_hash if graph else None, conflicts],
+            separators=(",", ":"),
+        ).encode()
+    ).hexdigest()
+    options: dict[str, Any] = {"now": now.isoformat(), "history": _history(repository, now)}
+    if conflicts:
+        options["conflicts"] = conflicts
+    airspace = {
+        "agents": [_agent_json(s) for s in snapshots],
+        "graph": {"adjacency": graph.adjacency if graph else {}},
+        "options": options,
+    }
+    return AirspaceInputs(airspace, snapshots, graph, digest, conflicts)
+
+
+def latest_scan(repository: Repository) -> ProximityScan | None:
+    return (
+        repository.scans.filter(status=ProximityScan.Status.DONE)
+        .order_by("-finished_at", "-pk")
+        .first()
+    )
+
+
+def last_scan_times() -> dict[int, datetime]:
+    rows = ProximityScan.objects.values("repository_id").annotate(last=Max("finished_at"))
+    return {row["repository_id"]: row["last"] for row in rows}

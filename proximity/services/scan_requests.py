@@ -1,0 +1,54 @@
+"""Debounced scan requests, with the repository row as the outbox.
+
+A report sets ``Repository.scan_requested_at``. Only the report that finds it empty enqueues a
+scan (with a countdown, so a burst of reports gives one scan); a scan clears it only if no newer
+request arrived meanwhile. If the broker is down the timestamp stays, and the periodic sweep
+enqueues it later, so no report is lost.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from proximity.models import Repository
+
+__all__ = ["scan_enqueue", "scan_request", "scan_requests_sweep"]
+
+log = logging.getLogger(__name__)
+
+
+def scan_request(*, repository_id: int, now: datetime | None = None) -> bool:
+    """Record that a scan is wanted; return True when this call scheduled it."""
+    now = now or timezone.now()
+    first = Repository.objects.filter(pk=repository_id, scan_requested_at__isnull=True).update(
+        scan_requested_at=now
+    )
+    if not first:
+        Repository.objects.filter(pk=repository_id).update(scan_requested_at=now)
+        return False
+    transaction.on_commit(lambda: scan_enqueue(repository_id=repository_id))
+    return True
+
+
+def scan_enqueue(*, repository_id: int, countdown: float | None = None) -> bool:
+    from proximity.tasks import scan_repository
+
+    delay = settings.OVERLAP_SCAN_DEBOUNCE_SECONDS if countdown is None else countdown
+    try:
+        scan_repository.apply_async((repository_id,), countdown=delay)
+    except Exception:  # the broker is down: the request stays in the table for the sweep
+        log.warning("could not enqueue scan of repository %s; the sweep will retry", repository_id)
+        return False
+    return True
+
+
+def scan_requests_sweep(*, older_than_seconds: float = 30.0) -> int:
+    """Enqueue scans requested long ago and never completed (broker outage, lost message)."""
+    cutoff = timezone.now() - timedelta(seconds=older_than_seconds)
+    pending = Repository.objects.filter(scan_requested_at__lt=cutoff).values_list("pk", flat=True)
+    return sum(scan_enqueue(repository_id=pk, countdown=0) for pk in pending)

@@ -1,0 +1,112 @@
+"""Accept an agent's working set and intent, store it as a new snapshot, request a scan."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from proximity.engine.airspace import AirspaceInputError, parse_airspace
+from proximity.exceptions import InvalidInputError, NotFoundError
+from proximity.models import Agent, Principal, Repository, WorkingSetSnapshot
+from proximity.selectors.access import can_see
+from proximity.services.scan_requests import scan_request
+
+__all__ = ["WorkingSetReport", "working_set_report"]
+
+MAX_FILES = 5000
+MAX_LINE = 10_000_000
+
+
+@dataclass(frozen=True)
+class WorkingSetReport:
+    repository: str
+    agent_id: str
+    files: list[dict[str, Any]]
+    intent: list[Any]
+    label: str = ""
+    started_at: datetime | None = None
+
+
+def _validate(report: WorkingSetReport) -> None:
+    if len(report.files) > MAX_FILES:
+        raise InvalidInputError(f"at most {MAX_FILES} files per report", field="files")
+    seen: set[str] = set()
+    for n, entry in enumerate(report.files):
+        path = str(entry.get("path"))
+        if path in seen:
+            raise InvalidInputError(f"duplicate file {path!r}", field=f"files[{n}].path")
+        seen.add(path)
+        for key in ("lines", "baseHunks"):
+            for k, pair in enumerate(entry.get(key) or []):
+                if any(isinstance(v, int) and v > MAX_LINE for v in pair):
+                    raise InvalidInputError(
+                        f"line beyond {MAX_LINE}", field=f"files[{n}].{key}[{k}]"
+                    )
+    agent = {"agentId": report.agent_id, "files": report.files, "intent": report.intent}
+    try:
+        parse_airspace({"agents": [agent]})
+    except AirspaceInputError as exc:
+        field = exc.field.removeprefix("agents[0].")
+        raise InvalidInputError(str(exc).split(": ", 1)[-1], field=field) from None
+
+
+def _content_hash(report: WorkingSetReport) -> str:
+    canonical = json.dumps([report.files, report.intent], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _agent_for(principal: Principal | None, report: WorkingSetReport) -> Agent:
+    repo = Repository.objects.filter(name=report.repository).first()
+    if repo is None or not can_see(principal, repo.scope, repo.disclosure):
+        raise NotFoundError("repository")
+    # Lock the agent row so concurrent reports from one agent get consecutive versions.
+    agent, _ = Agent.objects.select_for_update().get_or_create(
+        repository=repo, agent_id=report.agent_id, defaults={"principal": principal}
+    )
+    if principal is not None and agent.principal_id not in (None, principal.pk):
+        raise NotFoundError("agent")
+    return agent
+
+
+def working_set_report(
+    *,
+    principal: Principal | None,
+    report: WorkingSetReport,
+    source: str = WorkingSetSnapshot.Source.API,
+    now: datetime | None = None,
+) -> WorkingSetSnapshot:
+    """Store a new snapshot unless the content is unchanged; request a scan when it changed."""
+    _validate(report)
+    now = now or timezone.now()
+    expires = now + timedelta(seconds=settings.OVERLAP_WORKING_SET_TTL_SECONDS)
+    digest = _content_hash(report)
+    with transaction.atomic():
+        agent = _agent_for(principal, report)
+        agent.label = report.label or agent.label or report.agent_id
+        agent.started_at = report.started_at or agent.started_at or now
+        agent.last_report_at = now
+        agent.save(update_fields=["label", "started_at", "last_report_at"])
+        latest = agent.snapshots.order_by("-version").first()
+        if latest is not None and latest.content_hash == digest and latest.expires_at > now:
+            latest.reported_at, latest.expires_at = now, expires
+            latest.save(update_fields=["reported_at", "expires_at"])
+            return latest
+        snapshot = WorkingSetSnapshot.objects.create(
+            agent=agent,
+            version=(latest.version + 1) if latest else 1,
+            files=report.files,
+            intent=report.intent,
+            content_hash=digest,
+            source=source,
+            reported_at=now,
+            expires_at=expires,
+        )
+        scan_request(repository_id=agent.repository_id, now=now)
+    return snapshot
