@@ -56,14 +56,19 @@ def pair_arrays(pairs: Sequence[BacktestPair]) -> PairArrays:
 
 
 def profile_scorer(
-    scan: ScanFn, profile: str, *, options: Mapping[str, Any] | None = None
+    scan: ScanFn,
+    profile: str,
+    *,
+    options: Mapping[str, Any] | None = None,
+    engine: str | None = None,
 ) -> Scorer:
     """Risk of the single A-B link that ``scan`` reports for the pair's two-agent airspace (0 if
     none).
     """
 
     def score(pair: BacktestPair) -> float:
-        result = scan(pair_airspace(pair, options=options), profile=profile)
+        extra = {} if engine is None else {"engine": engine}
+        result = scan(pair_airspace(pair, options=options), profile=profile, **extra)
         links = result.get("links", [])
         return float(max((link["risk"] for link in links), default=0.0))
 

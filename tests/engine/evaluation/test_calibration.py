@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -30,7 +32,7 @@ from proximity.engine.evaluation.calibration import (
         ([1, 2, 3], None, [1, 2, 3]),
     ],
 )
-def test_pav_matches_hand_computed_fits(impl, y, w, expected):
+def test_pav_matches_hand_computed_fits(impl: Any, y: Any, w: Any, expected: Any) -> None:
     assert impl(y, w) == pytest.approx(expected)
 
 
@@ -44,7 +46,7 @@ def test_pav_matches_hand_computed_fits(impl, y, w, expected):
         max_size=40,
     )
 )
-def test_isotonic_fit_agrees_with_scikit_learn_and_is_monotone(rows):
+def test_isotonic_fit_agrees_with_scikit_learn_and_is_monotone(rows: Any) -> None:
     s, y, w = (np.array(c, dtype=float) for c in zip(*rows, strict=True))
     fitted = fit_isotonic(s, y, weights=w)
     grid = np.linspace(-0.2, 1.2, 29)
@@ -55,7 +57,7 @@ def test_isotonic_fit_agrees_with_scikit_learn_and_is_monotone(rows):
     assert pool_adjacent_violators(y, w) == pytest.approx(pool_adjacent_violators_reference(y, w))
 
 
-def test_platt_map_is_increasing_and_tracks_the_base_rate():
+def test_platt_map_is_increasing_and_tracks_the_base_rate() -> None:
     rng = np.random.default_rng(0)
     s = rng.random(2000)
     y = rng.random(2000) < s
@@ -66,7 +68,7 @@ def test_platt_map_is_increasing_and_tracks_the_base_rate():
     assert p[1] == pytest.approx(0.5, abs=0.06)
 
 
-def _artefact():
+def _artefact() -> Any:
     iso = fit_isotonic([0.1, 0.5, 0.9], [0, 1, 1])
     return CalibrationArtefact(
         kind="isotonic",
@@ -78,7 +80,7 @@ def _artefact():
     )
 
 
-def test_artefact_round_trips_and_reports_probabilities_with_its_digest():
+def test_artefact_round_trips_and_reports_probabilities_with_its_digest() -> None:
     """Requirement 67: the stored map is versioned by a digest of its content."""
     art = _artefact()
     back = artefact_from_json(artefact_to_json(art))
@@ -86,13 +88,13 @@ def test_artefact_round_trips_and_reports_probabilities_with_its_digest():
     assert apply_calibration(back, [0.1, 0.9]) == pytest.approx([0.0, 1.0])
 
 
-def test_tampered_artefact_is_rejected():
+def test_tampered_artefact_is_rejected() -> None:
     text = artefact_to_json(_artefact()).replace('"demo train split"', '"other"')
     with pytest.raises(ValueError, match="digest"):
         artefact_from_json(text)
 
 
-def test_artefact_missing_a_field_names_it():
+def test_artefact_missing_a_field_names_it() -> None:
     with pytest.raises(ValueError, match="provenance"):
         artefact_from_json(
             '{"format":"overlap-radar/calibration@1","kind":"isotonic","profile":"p",'

