@@ -41,7 +41,11 @@ def domain_error(request: HttpRequest, exc: DomainError) -> HttpResponse:
 @api.exception_handler(ValidationError)
 def validation_error(request: HttpRequest, exc: ValidationError) -> HttpResponse:
     first = exc.errors[0] if exc.errors else {}
-    field = _dotted([p for p in first.get("loc", []) if p not in {"body", "query", "path"}])
+    loc = list(first.get("loc", []))
+    # ninja prefixes the location (body/query/path) and, for bodies, the parameter name.
+    if loc and loc[0] in {"body", "query", "path", "header", "cookie", "form"}:
+        loc = loc[2:] if loc[0] == "body" and len(loc) > 1 else loc[1:]
+    field = _dotted(loc)
     return _error(request, 422, f"{field or 'request'}: {first.get('msg', 'invalid')}", field)
 
 

@@ -51,3 +51,50 @@ def celery_worker(transactional_db: None) -> Iterator[Any]:
         shutdown_timeout=30,
     ) as worker:
         yield worker
+
+
+@pytest.fixture
+def lead(db: None) -> Any:
+    """Full scope: sees team-a and team-b, cleared for the 'internal' label."""
+    from tests.factories import make_caller
+
+    return make_caller("lead", scopes=["team-a", "team-b"], clearances=["internal"])
+
+
+@pytest.fixture
+def partial(db: None) -> Any:
+    """Partial scope: team-a only, no clearances."""
+    from tests.factories import make_caller
+
+    return make_caller("partial", scopes=["team-a"])
+
+
+@pytest.fixture
+def outsider(db: None) -> Any:
+    from tests.factories import make_caller
+
+    return make_caller("outsider", scopes=["elsewhere"])
+
+
+@pytest.fixture
+def post_json(client: Any) -> Any:
+    import json
+
+    def post(path: str, body: Any, caller: Any = None) -> Any:
+        headers = caller.headers if caller else {}
+        return client.post(path, json.dumps(body), content_type="application/json", **headers)
+
+    return post
+
+
+@pytest.fixture
+def in_process_tasks(transactional_db: None) -> Iterator[None]:
+    """Run Celery tasks inline, as the embedded default does; real commits fire on_commit hooks."""
+    from celery_app.app import app
+
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager = previous

@@ -2,14 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from typing import Annotated, Any, Literal
 
 from ninja import Schema
-from pydantic import AwareDatetime, ConfigDict, Field
+from pydantic import AfterValidator, AwareDatetime, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 Id = Field(min_length=1, max_length=120, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$")
-LineNo = Field(ge=0, le=10_000_000)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _relative_path(value: str) -> str:
+    """Repository-relative paths only: agents must not name files outside the checkout."""
+    if _CONTROL.search(value):
+        raise ValueError("must not contain control characters")
+    if value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", value):
+        raise ValueError("must be relative to the repository root")
+    if ".." in re.split(r"[/\\]", value):
+        raise ValueError("must not contain '..'")
+    return value
+
+
+RelPath = Annotated[str, Field(min_length=1, max_length=1024), AfterValidator(_relative_path)]
+LineNo = Annotated[int, Field(ge=0, le=10_000_000)]
 
 
 class In(Schema):
@@ -40,18 +56,18 @@ class ErrorOut(Out):
 
 
 class FileIn(In):
-    path: str = Field(min_length=1, max_length=1024)
-    lines: list[tuple[int, int]] | None = Field(default=None, max_length=10_000)
-    base_hunks: list[tuple[int, int]] | None = Field(default=None, max_length=10_000)
+    path: RelPath
+    lines: list[tuple[LineNo, LineNo]] | None = Field(default=None, max_length=10_000)
+    base_hunks: list[tuple[LineNo, LineNo]] | None = Field(default=None, max_length=10_000)
     status: Literal["A", "M", "D", "R", "C", "T"] | None = None
-    old_path: str | None = Field(default=None, max_length=1024)
+    old_path: RelPath | None = None
     weight: float | None = Field(default=None, ge=0, le=1)
     touched_at: AwareDatetime | None = None
     excerpt: str | None = Field(default=None, max_length=4000)
 
 
 class IntentIn(In):
-    path: str = Field(min_length=1, max_length=1024)
+    path: RelPath
     expires_at: AwareDatetime | None = None
 
 

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from kombu.exceptions import OperationalError as KombuOperationalError
 
 from proximity.models import Repository
 
@@ -41,7 +42,7 @@ def scan_enqueue(*, repository_id: int, countdown: float | None = None) -> bool:
     delay = settings.OVERLAP_SCAN_DEBOUNCE_SECONDS if countdown is None else countdown
     try:
         scan_repository.apply_async((repository_id,), countdown=delay)
-    except Exception:  # the broker is down: the request stays in the table for the sweep
+    except (KombuOperationalError, OSError):  # broker down: the request stays for the sweep
         log.warning("could not enqueue scan of repository %s; the sweep will retry", repository_id)
         return False
     return True

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from django.http import HttpRequest
 from django.utils import timezone
-from ninja import Query, Router, Schema
+from ninja import Query, Router, Schema, Status
 from pydantic import AwareDatetime
 
 from proximity.api.auth import TokenAuth, principal_of
@@ -54,7 +54,7 @@ class AdvisoryFilter(Schema):
     by_alias=True,
     summary="An agent reports its working set and intent",
 )
-def report_working_set(request: HttpRequest, body: WorkingSetIn) -> tuple[int, WorkingSetOut]:
+def report_working_set(request: HttpRequest, body: WorkingSetIn) -> Status:
     data = body.model_dump(by_alias=True, exclude_none=True, mode="json")
     report = WorkingSetReport(
         repository=body.repository,
@@ -65,13 +65,14 @@ def report_working_set(request: HttpRequest, body: WorkingSetIn) -> tuple[int, W
         intent=data.get("intent", []),
     )
     snap = working_set_report(principal=principal_of(request), report=report)
-    return 201, WorkingSetOut(
+    out = WorkingSetOut(
         repository=body.repository,
         agent_id=body.agent_id,
         version=snap.version,
         reported_at=snap.reported_at,
         expires_at=snap.expires_at,
     )
+    return Status(201, out)
 
 
 @router.get("/repositories", response=list[RepositoryOut], by_alias=True)
