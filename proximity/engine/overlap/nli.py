@@ -2,7 +2,7 @@
 
 The core assumes no model name, separator, tokenizer limit or label order (requirement 34): an
 adapter returns named probabilities and says whether its input was complete. The result is a
-feature, never a verdict (requirement 40): there is no ``is_overlap`` anywhere, and neutral stays
+feature, never a verdict (requirement 40): no overlap boolean exists anywhere; neutral stays
 neutral (requirement 41).
 """
 

@@ -106,5 +106,11 @@ def policy_digest(policy: OverlapPolicy) -> str:
 
 
 BOOTSTRAP_POLICY = OverlapPolicy()
-#: The policy the service and the evaluation command use.
-SHIPPED_POLICY = BOOTSTRAP_POLICY
+#: The policy the service and the evaluation command use. Tuned on GitBugs hadoop (development)
+#: only: recall-rate@{1,5,10,20} of RRF was identical for k in {5, 10, 20, 30, 60, 100}, so k=60
+#: stays; depth 20 is the largest k evaluated. Locally selected, not validated (requirement 72).
+SHIPPED_POLICY = OverlapPolicy(
+    version="overlap-policy/0.2.0-hadoop-dev",
+    status="locally selected",
+    notes="RRF k=60 and depth 20 locally selected on GitBugs hadoop (dev); seamonkey untouched",
+)

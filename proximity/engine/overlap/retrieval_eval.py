@@ -35,8 +35,9 @@ __all__ = [
 ]
 
 METHODS = ("lexical", "dense", "rrf", "convex")
-#: Lexical weight of the convex mixture, locally selected on hadoop (development) with --tune.
-CONVEX_ALPHA = 0.5
+#: Lexical weight of the convex mixture: locally selected on GitBugs hadoop (development) with
+#: ``evaluate_overlap --tune`` (best mean recall-rate over k in 1, 5, 10, 20; docs/EVALUATION.md).
+CONVEX_ALPHA = 0.3
 _K_GRID = (5, 10, 20, 30, 60, 100)
 _ALPHA_GRID = tuple(round(0.1 * i, 1) for i in range(11))
 
