@@ -9,30 +9,40 @@ weighted centroids; the display says nothing about risk (section 9).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
+from functools import lru_cache
 from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
 
 from proximity.engine.airspace.model import Agent
 from proximity.engine.airspace.paths import path_segments
 
 __all__ = ["Embedding", "embed_agents", "hashed_coordinate", "touched_files"]
 
-Vector = list[float]
+Floats = NDArray[np.float64]
+Ints = NDArray[np.int64]
 
 
 class Embedding(NamedTuple):
-    file_coordinates: dict[str, Vector]
-    positions: list[Vector]
+    """Coordinates of touched files (rows in ``files`` order) and of agents."""
+
+    files: list[str]
+    file_coordinates: Floats
+    positions: Floats
 
 
-def _hash_vector(prefix: str, dims: int) -> Vector:
+@lru_cache(maxsize=131072)
+def _hash_vector(prefix: str, dims: int) -> tuple[float, ...]:
     digest = hashlib.sha256(prefix.encode("utf-8")).digest()
-    return [
+    return tuple(
         (digest[(2 * d) % 32] * 256 + digest[(2 * d + 1) % 32]) / 32768 - 1 for d in range(dims)
-    ]
+    )
 
 
-def hashed_coordinate(path: str, *, dims: int = 3) -> Vector:
+@lru_cache(maxsize=65536)
+def hashed_coordinate(path: str, *, dims: int = 3) -> tuple[float, ...]:
     """``sum_i hashVec("/s0/.../si")[d] * 2**-i`` over the path's segments."""
     coord = [0.0] * dims
     prefix = ""
@@ -42,7 +52,7 @@ def hashed_coordinate(path: str, *, dims: int = 3) -> Vector:
         scale = 2.0**-i
         for d in range(dims):
             coord[d] += vec[d] * scale
-    return coord
+    return tuple(coord)
 
 
 def touched_files(agents: Sequence[Agent]) -> list[str]:
@@ -50,46 +60,44 @@ def touched_files(agents: Sequence[Agent]) -> list[str]:
     return list(dict.fromkeys(f.path for agent in agents for f in agent.files))
 
 
-def _pull(
-    coords: dict[str, Vector], neighbours: Mapping[str, Sequence[str]], alpha: float
-) -> dict[str, Vector]:
-    out: dict[str, Vector] = {}
-    for path, coord in coords.items():
-        near = [coords[n] for n in neighbours.get(path, ()) if n in coords]
-        if not near:
-            out[path] = list(coord)
-            continue
-        means = [sum(c[d] for c in near) / len(near) for d in range(len(coord))]
-        out[path] = [(1 - alpha) * coord[d] + alpha * means[d] for d in range(len(coord))]
+def _pull(coords: Floats, source: Ints, target: Ints, alpha: float) -> Floats:
+    """One Jacobi step: ``(1 - a) c + a mean(neighbours)``; no neighbours, no move."""
+    n, dims = coords.shape
+    count = np.bincount(source, minlength=n).astype(np.float64)
+    sums = np.zeros((n, dims))
+    np.add.at(sums, source, coords[target])
+    moved = count > 0
+    out = coords.copy()
+    means = sums[moved] / count[moved][:, None]
+    out[moved] = (1 - alpha) * coords[moved] + alpha * means
     return out
-
-
-def _centroid(
-    agent: Agent, coords: Mapping[str, Vector], weight: Callable[..., float], dims: int
-) -> Vector:
-    total, acc = 0.0, [0.0] * dims
-    for f in agent.files:
-        w = weight(f)
-        total += w
-        for d in range(dims):
-            acc[d] += w * coords[f.path][d]
-    return [0.0] * dims if total == 0 else [x / total for x in acc]
 
 
 def embed_agents(
     agents: Sequence[Agent],
-    neighbours: Mapping[str, Sequence[str]],
+    coords: Floats,
+    edges: tuple[Ints, Ints],
+    weights: Floats,
     *,
-    coordinate: Callable[[list[str]], dict[str, Vector]],
-    weight: Callable[..., float],
-    dims: int = 3,
     alpha: float = 0.35,
 ) -> Embedding:
-    """Coordinates for touched files, one Jacobi pull step, then weighted agent centroids.
+    """Pull the touched files' coordinates along ``edges`` once, then weighted centroids.
 
-    ``neighbours`` decides the pull: ecc-v0 passes out-edges (importers move toward what they
-    import, as the reference); radar-v1 passes both directions.
+    ``coords`` rows follow :func:`touched_files`; ``edges`` are (file, neighbour) row pairs
+    (ecc-v0: out-edges, so importers move toward what they import, as the reference; radar-v1:
+    both directions); ``weights`` has one value per file entry in agent order. An agent whose
+    weights sum to 0 sits at the origin, as in the reference.
     """
     files = touched_files(agents)
-    smoothed = _pull(coordinate(files), neighbours, alpha)
-    return Embedding(smoothed, [_centroid(a, smoothed, weight, dims) for a in agents])
+    smoothed = _pull(coords, edges[0], edges[1], alpha)
+    row = {p: k for k, p in enumerate(files)}
+    owner = np.array([a for a, agent in enumerate(agents) for _ in agent.files], dtype=np.int64)
+    which = np.array([row[f.path] for agent in agents for f in agent.files], dtype=np.int64)
+    dims = coords.shape[1]
+    total = np.bincount(owner, weights=weights, minlength=len(agents))
+    acc = np.zeros((len(agents), dims))
+    if len(which):
+        np.add.at(acc, owner, weights[:, None] * smoothed[which])
+    safe = np.where(total == 0, 1.0, total)
+    positions = np.where((total == 0)[:, None], 0.0, acc / safe[:, None])
+    return Embedding(files, smoothed, positions)

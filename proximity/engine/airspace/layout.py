@@ -7,14 +7,15 @@ keeps contiguous runs spatially compact. Deterministic: it depends only on the s
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
 from proximity.engine.airspace.paths import path_segments
 
-__all__ = ["hilbert_points", "tree_layout"]
+__all__ = ["Universe", "hilbert_points", "tree_layout"]
 
 
 def hilbert_points(index: NDArray[np.int64], bits: int) -> NDArray[np.int64]:
@@ -42,19 +43,35 @@ def hilbert_points(index: NDArray[np.int64], bits: int) -> NDArray[np.int64]:
     return x.T
 
 
-def tree_layout(paths: Iterable[str], universe: Iterable[str] = ()) -> dict[str, list[float]]:
-    """Coordinates in [-1, 1]^3 for ``paths``, ranked among ``paths`` plus ``universe``.
+class Universe:
+    """The paths of a repository graph in depth-first tree order, computed once per graph."""
 
-    Passing the repository's graph as ``universe`` keeps a file's place stable between scans.
+    def __init__(self, paths: Iterable[str]) -> None:
+        self.order = sorted(set(paths), key=path_segments)
+        self.keys = [path_segments(p) for p in self.order]
+        self.rank = {p: k for k, p in enumerate(self.order)}
+
+
+def tree_layout(paths: Sequence[str], universe: Universe) -> NDArray[np.float64]:
+    """Coordinates in [-1, 1]^3 for ``paths`` ranked in the tree order of universe + paths.
+
+    Passing the repository graph as the universe keeps a file's place stable between scans.
     """
-    wanted = list(dict.fromkeys(paths))
-    ordered = sorted(set(wanted).union(universe), key=path_segments)
-    if not ordered:
-        return {}
-    bits = max(1, int(np.ceil(np.log2(max(2, len(ordered))) / 3)) + 1)
+    unknown = sorted({p for p in paths if p not in universe.rank}, key=path_segments)
+    unknown_keys = [path_segments(p) for p in unknown]
+    total = len(universe.order) + len(unknown)
+    if total == 0:
+        return np.zeros((0, 3))
+    rank = []
+    for p in paths:
+        key = path_segments(p)
+        base = universe.rank.get(p)
+        if base is None:
+            base = bisect_left(universe.keys, key)
+        rank.append(base + bisect_left(unknown_keys, key))
+    bits = max(1, int(np.ceil(np.log2(max(2, total)) / 3)) + 1)
     cells = 1 << (3 * bits)
-    rank = {path: k for k, path in enumerate(ordered)}
-    index = np.array([(rank[p] * cells) // len(ordered) for p in wanted], dtype=np.int64)
+    index = (np.array(rank, dtype=np.int64) * cells) // total
     points = hilbert_points(index, bits).astype(np.float64)
-    scaled = (points + 0.5) / (1 << bits) * 2.0 - 1.0
-    return {p: [float(v) for v in row] for p, row in zip(wanted, scaled, strict=True)}
+    scaled: NDArray[np.float64] = (points + 0.5) / (1 << bits) * 2.0 - 1.0
+    return scaled

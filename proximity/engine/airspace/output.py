@@ -88,12 +88,13 @@ def result_json(
         counts["conflicts"] = sum(1 for a in advisories if a["conflict"])
     positions = [
         {"agentId": a.agent_id, "position": p, "fileCount": len(a.files)}
-        for a, p in zip(agents, embedding.positions, strict=True)
+        for a, p in zip(agents, embedding.positions.tolist(), strict=True)
     ]
+    coordinates = dict(zip(embedding.files, embedding.file_coordinates.tolist(), strict=True))
     return {
         "advisories": advisories,
         "positions": positions,
-        "fileCoordinates": embedding.file_coordinates,
+        "fileCoordinates": coordinates,
         "links": links,
         "counts": counts,
         "profile": profile,

@@ -42,8 +42,11 @@ def base_regions(change: FileChange) -> list[Interval] | None:
 
 def union(regions: Iterable[list[Interval] | None]) -> list[Interval] | None:
     """Union over duplicate entries of one file; any whole-file entry makes the whole file."""
+    listed = list(regions)
+    if len(listed) == 1:
+        return listed[0]
     out: list[Interval] = []
-    for region in regions:
+    for region in listed:
         if region is None:
             return None
         out.extend(region)

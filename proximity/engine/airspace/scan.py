@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from proximity.engine.airspace.embedding import Embedding, embed_agents, hashed_coordinate
+import numpy as np
+from numpy.typing import NDArray
+
+from proximity.engine.airspace.coupling import compiled_graph
+from proximity.engine.airspace.embedding import (
+    Embedding,
+    embed_agents,
+    hashed_coordinate,
+    touched_files,
+)
 from proximity.engine.airspace.layout import tree_layout
-from proximity.engine.airspace.model import Airspace, FileChange
+from proximity.engine.airspace.model import Airspace
 from proximity.engine.airspace.output import result_json
 from proximity.engine.airspace.parse import parse_airspace
 from proximity.engine.airspace.profiles import PROFILES, SCORER_VERSION, Settings, resolve
@@ -19,6 +28,9 @@ from proximity.engine.airspace.scorers import score
 from proximity.engine.airspace.verdicts import Verdicts, decide
 
 __all__ = ["ScanResult", "scan", "scan_airspace"]
+
+Floats = NDArray[np.float64]
+Edges = tuple[NDArray[np.int64], NDArray[np.int64]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,39 +60,39 @@ def _iso(ms: float) -> str:
     return stamp.strftime("%Y-%m-%dT%H:%M:%S.") + f"{stamp.microsecond // 1000:03d}Z"
 
 
-def _symmetric(adjacency: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for source, targets in adjacency.items():
-        for target in targets:
-            out.setdefault(source, []).append(target)
-            out.setdefault(target, []).append(source)
-    return out
+def _ecc_embedding_inputs(airspace: Airspace, files: list[str]) -> tuple[Floats, Edges, Floats]:
+    dims = airspace.options.dims
+    coords = np.array([hashed_coordinate(p, dims=dims) for p in files], dtype=np.float64)
+    row = {p: k for k, p in enumerate(files)}
+    pairs = [(row[p], row[n]) for p in files for n in airspace.adjacency.get(p, ()) if n in row]
+    source = np.array([s for s, _ in pairs], dtype=np.int64)
+    target = np.array([t for _, t in pairs], dtype=np.int64)
+    weights = [f.reference_weight for a in airspace.agents for f in a.files]
+    return coords.reshape(len(files), dims), (source, target), np.array(weights, dtype=np.float64)
+
+
+def _radar_embedding_inputs(
+    airspace: Airspace, files: list[str], now_ms: float
+) -> tuple[Floats, Edges, Floats]:
+    opts = airspace.options
+    graph = compiled_graph(airspace.adjacency)
+    weights = [
+        recency_weight(f, now_ms, floor=opts.recency_floor, half_life_s=opts.half_life_s)
+        for a in airspace.agents
+        for f in a.files
+    ]
+    coords = tree_layout(files, graph.universe)
+    return coords, graph.touched_edges(files), np.array(weights, dtype=np.float64)
 
 
 def _embed(airspace: Airspace, settings: Settings, now_ms: float) -> Embedding:
-    opts = airspace.options
+    files = touched_files(airspace.agents)
     if settings.profile.name == "ecc-v0":
-        return embed_agents(
-            airspace.agents,
-            airspace.adjacency,
-            coordinate=lambda files: {p: hashed_coordinate(p, dims=opts.dims) for p in files},
-            weight=lambda f: f.reference_weight,
-            dims=opts.dims,
-            alpha=opts.dependency_pull,
-        )
-
-    def weight(change: FileChange) -> float:
-        return recency_weight(
-            change, now_ms, floor=opts.recency_floor, half_life_s=opts.half_life_s
-        )
-
+        coords, edges, weights = _ecc_embedding_inputs(airspace, files)
+    else:
+        coords, edges, weights = _radar_embedding_inputs(airspace, files, now_ms)
     return embed_agents(
-        airspace.agents,
-        _symmetric(airspace.adjacency),
-        coordinate=lambda files: tree_layout(files, airspace.adjacency.keys()),
-        weight=weight,
-        dims=3,
-        alpha=opts.dependency_pull,
+        airspace.agents, coords, edges, weights, alpha=airspace.options.dependency_pull
     )
 
 

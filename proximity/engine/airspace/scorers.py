@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from proximity.engine.airspace.ecc_fast import score_ecc_fast
 from proximity.engine.airspace.model import Airspace
 from proximity.engine.airspace.profiles import Settings
+from proximity.engine.airspace.radar_fast import score_radar_fast
 from proximity.engine.airspace.reference_radar import score_radar_reference
 from proximity.engine.airspace.reference_scan import score_ecc_reference
 from proximity.engine.airspace.table import PairTable
@@ -20,5 +22,10 @@ def score(
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; choose one of {ENGINES}")
     if settings.profile.name == "ecc-v0":
-        return score_ecc_reference(airspace, settings)
+        fast = engine == "fast"
+        return (
+            score_ecc_fast(airspace, settings) if fast else score_ecc_reference(airspace, settings)
+        )
+    if engine == "fast":
+        return score_radar_fast(airspace, settings, now_ms)
     return score_radar_reference(airspace, settings, now_ms)

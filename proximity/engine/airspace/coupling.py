@@ -1,0 +1,202 @@
+"""Dependency coupling at scale: capped BFS from every touched file at once (fixes W7).
+
+Instead of two BFS runs per file pair per agent pair, one frontier expansion per hop (a sparse
+matrix product) finds, for every touched file, the touched files within the cap. Agent pairs
+then come from an inverted index file -> agents, so cost follows the number of coupled file
+pairs times their holders, not N^2 F^2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cached_property
+from itertools import pairwise
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.sparse import csr_matrix
+
+from proximity.engine.airspace.crossing import ragged_cross
+from proximity.engine.airspace.layout import Universe
+
+__all__ = [
+    "CompiledGraph",
+    "CoupledFiles",
+    "FileHolders",
+    "compiled_graph",
+    "coupled_files",
+    "dependency_matrix",
+    "node_ids",
+]
+
+Ints = NDArray[np.int64]
+_CHUNK_ROWS = 2048
+_CHUNK_CONTRIBUTIONS = 4_000_000
+
+
+class CoupledFiles(NamedTuple):
+    """Touched file pairs ``(f, g)``, ``f != g``, at hop distance ``d`` (both orders listed)."""
+
+    f: Ints
+    g: Ints
+    d: Ints
+
+
+class FileHolders(NamedTuple):
+    """Inverted index, CSR over touched files: the agents holding each file and their weight."""
+
+    ptr: Ints
+    agent: Ints
+    weight: NDArray[np.float64]
+
+
+class CompiledGraph:
+    """A repository graph as sparse matrices, built once and shared by every scan using it."""
+
+    def __init__(self, adjacency: Mapping[str, Sequence[str]]) -> None:
+        ids: dict[str, int] = {}
+        for source, targets in adjacency.items():
+            ids.setdefault(source, len(ids))
+            for target in targets:
+                ids.setdefault(target, len(ids))
+        rows = np.array([ids[s] for s, ts in adjacency.items() for _ in ts], dtype=np.int64)
+        cols = np.array([ids[t] for ts in adjacency.values() for t in ts], dtype=np.int64)
+        self.ids = ids
+        self.names = list(ids)
+        self.forward = _matrix(rows, cols, len(ids))
+        self.backward = self.forward.T.tocsr()
+        self.undirected = _matrix(np.r_[rows, cols], np.r_[cols, rows], len(ids))
+
+    @cached_property
+    def universe(self) -> Universe:
+        """Tree order of every graph node, for the radar-v1 layout."""
+        return Universe(self.names)
+
+    def touched_edges(self, paths: Sequence[str]) -> tuple[Ints, Ints]:
+        """Undirected edges between touched paths, as (row, row) pairs in ``paths``."""
+        nodes = node_ids(self, paths)
+        present = np.flatnonzero(nodes >= 0)
+        column_of = np.full(len(self.names), -1, dtype=np.int64)
+        column_of[nodes[present]] = present
+        indptr, indices = self.undirected.indptr, self.undirected.indices
+        degree = (indptr[nodes[present] + 1] - indptr[nodes[present]]).astype(np.int64)
+        item, _, k = ragged_cross(np.ones_like(degree), degree)
+        target = column_of[indices[indptr[nodes[present]][item] + k]]
+        keep = target >= 0
+        return present[item][keep], target[keep]
+
+
+def _matrix(rows: Ints, cols: Ints, n: int) -> csr_matrix:
+    keep = rows != cols
+    data = np.ones(int(keep.sum()), dtype=np.float32)
+    matrix = csr_matrix((data, (rows[keep], cols[keep])), shape=(n, n))
+    matrix.data[:] = 1.0
+    return matrix
+
+
+_CACHE: dict[int, tuple[Mapping[str, Sequence[str]], CompiledGraph]] = {}
+
+
+def compiled_graph(adjacency: Mapping[str, Sequence[str]]) -> CompiledGraph:
+    """The compiled form of ``adjacency``, memoised on the mapping's identity.
+
+    Parsed graphs are never mutated, so identity is a safe key; the cache holds the mapping
+    itself so its id cannot be reused while cached, and keeps the last few graphs only.
+    """
+    hit = _CACHE.get(id(adjacency))
+    if hit is not None and hit[0] is adjacency:
+        return hit[1]
+    compiled = CompiledGraph(adjacency)
+    if len(_CACHE) >= 4:
+        _CACHE.pop(next(iter(_CACHE)))
+    _CACHE[id(adjacency)] = (adjacency, compiled)
+    return compiled
+
+
+def _levels(matrix: csr_matrix, sources: Ints, column_of: Ints, cap: int) -> list[Ints]:
+    """Level-synchronous BFS of many sources at once over flat ``row * n + node`` keys.
+
+    A dense visited bitmap (rows x nodes, one byte each) replaces sorting: a chunk of 2,048
+    sources on a 20,000-node graph needs 40 MB.
+    """
+    n = matrix.shape[0]
+    indptr, indices = matrix.indptr.astype(np.int64), matrix.indices.astype(np.int64)
+    rows = np.arange(len(sources), dtype=np.int64)
+    visited = np.zeros(len(sources) * n, dtype=np.bool_)
+    stamp = np.empty(len(sources) * n, dtype=np.int32)
+    keys = rows * n + sources
+    visited[keys] = True
+    found: list[Ints] = []
+    for depth in range(1, cap + 1):
+        node = keys % n
+        degree = indptr[node + 1] - indptr[node]
+        item, _, k = ragged_cross(np.ones_like(degree), degree)
+        keys = (keys - node)[item] + indices[indptr[node][item] + k]
+        keys = keys[~visited[keys]]
+        order = np.arange(len(keys), dtype=np.int32)
+        stamp[keys] = order
+        keys = keys[stamp[keys] == order]
+        if len(keys) == 0:
+            break
+        visited[keys] = True
+        target = column_of[keys % n]
+        keep = target >= 0
+        level = np.full(int(keep.sum()), depth, dtype=np.int64)
+        found.append(np.stack([keys[keep] // n, target[keep], level]))
+    return found
+
+
+def coupled_files(matrix: csr_matrix, node_of: Ints, *, cap: int) -> CoupledFiles:
+    """Hop distance along ``matrix`` from each touched file to each touched file within ``cap``.
+
+    ``node_of[k]`` is the graph node of touched file ``k`` (-1 when the graph does not know it).
+    """
+    present = np.flatnonzero(node_of >= 0)
+    column_of = np.full(matrix.shape[0], -1, dtype=np.int64)
+    column_of[node_of[present]] = present
+    parts: list[Ints] = [np.zeros((3, 0), dtype=np.int64)]
+    for first in range(0, len(present), _CHUNK_ROWS):
+        chunk = present[first : first + _CHUNK_ROWS]
+        for level in _levels(matrix, node_of[chunk], column_of, cap):
+            level[0] = chunk[level[0]]
+            parts.append(level.astype(np.int64))
+    table = np.concatenate(parts, axis=1)
+    return CoupledFiles(table[0], table[1], table[2])
+
+
+def dependency_matrix(
+    coupled: CoupledFiles, holders: FileHolders, n_agents: int, *, gamma: float
+) -> NDArray[np.float64]:
+    """``R[a, b] = max w_f * w_g * gamma**(d - 1)`` over coupled files ``f`` of a, ``g`` of b."""
+    out = np.zeros((n_agents, n_agents))
+    count = np.diff(holders.ptr)
+    size = count[coupled.f] * count[coupled.g]
+    coupling = gamma ** (coupled.d.astype(np.float64) - 1.0)
+    if not size.sum():
+        return out
+    cuts = np.searchsorted(np.cumsum(size), np.arange(0, size.sum(), _CHUNK_CONTRIBUTIONS))
+    bounds = [*cuts.tolist(), len(size)]
+    for lo, hi in pairwise(bounds):
+        _expand(coupled, holders, coupling, slice(int(lo), int(hi)), out)
+    return out
+
+
+def _expand(
+    coupled: CoupledFiles,
+    holders: FileHolders,
+    coupling: NDArray[np.float64],
+    part: slice,
+    out: NDArray[np.float64],
+) -> None:
+    f, g = coupled.f[part], coupled.g[part]
+    count = np.diff(holders.ptr)
+    pair, kf, kg = ragged_cross(count[f], count[g])
+    ia, ib = holders.ptr[f][pair] + kf, holders.ptr[g][pair] + kg
+    values = holders.weight[ia] * holders.weight[ib] * coupling[part][pair]
+    np.maximum.at(out, (holders.agent[ia], holders.agent[ib]), values)
+
+
+def node_ids(graph: CompiledGraph, paths: Sequence[str]) -> Ints:
+    """Graph node of each touched path, -1 for paths the graph does not contain."""
+    return np.array([graph.ids.get(p, -1) for p in paths], dtype=np.int64)

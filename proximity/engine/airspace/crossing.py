@@ -1,0 +1,61 @@
+"""Vectorised helpers shared by the fast scorers: group cross products and interval algebra."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["IntervalSets", "cross_in_groups", "pair_intervals", "ragged_cross"]
+
+Ints = NDArray[np.int64]
+
+
+def ragged_cross(left_count: Ints, right_count: Ints) -> tuple[Ints, Ints, Ints]:
+    """For items ``p`` with ``left_count[p] * right_count[p]`` combinations, every combination
+    as ``(p, k_left, k_right)``, in item order."""
+    total = left_count * right_count
+    item = np.repeat(np.arange(len(total), dtype=np.int64), total)
+    offset = np.arange(int(total.sum()), dtype=np.int64) - np.repeat(
+        np.cumsum(total) - total, total
+    )
+    width = right_count[item]
+    return item, offset // width, offset % width
+
+
+def cross_in_groups(left_ptr: Ints, right_ptr: Ints) -> tuple[Ints, Ints]:
+    """All ``(left, right)`` index pairs with both in the same group (CSR pointers)."""
+    group, k_left, k_right = ragged_cross(np.diff(left_ptr), np.diff(right_ptr))
+    return left_ptr[group] + k_left, right_ptr[group] + k_right
+
+
+class IntervalSets:
+    """Disjoint sorted inclusive intervals per item, flattened (CSR)."""
+
+    def __init__(self, ptr: Ints, start: Ints, end: Ints) -> None:
+        self.ptr, self.start, self.end = ptr, start, end
+        owner = np.repeat(np.arange(len(ptr) - 1), np.diff(ptr))
+        lengths = (end - start + 1).astype(np.float64)
+        self.size = np.bincount(owner, weights=lengths, minlength=len(ptr) - 1).astype(np.int64)
+
+    @classmethod
+    def from_lists(cls, items: list[list[tuple[int, int]]]) -> IntervalSets:
+        counts = np.array([len(x) for x in items], dtype=np.int64)
+        ptr = np.r_[0, np.cumsum(counts)].astype(np.int64)
+        flat = [iv for x in items for iv in x]
+        start = np.array([s for s, _ in flat], dtype=np.int64)
+        end = np.array([e for _, e in flat], dtype=np.int64)
+        return cls(ptr, start, end)
+
+
+def pair_intervals(sets: IntervalSets, a: Ints, b: Ints) -> tuple[Ints, Ints]:
+    """For item pairs ``(a[k], b[k])``: the size of the intersection and the smallest gap
+    between an interval of one and an interval of the other (<= 0 when they share points)."""
+    counts_a, counts_b = np.diff(sets.ptr)[a], np.diff(sets.ptr)[b]
+    pair, ka, kb = ragged_cross(counts_a, counts_b)
+    ia, ib = sets.ptr[a][pair] + ka, sets.ptr[b][pair] + kb
+    low = np.maximum(sets.start[ia], sets.start[ib])
+    high = np.minimum(sets.end[ia], sets.end[ib])
+    inter = np.bincount(pair, weights=np.maximum(high - low + 1, 0), minlength=len(a))
+    gap = np.full(len(a), np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(gap, pair, low - high)
+    return inter.astype(np.int64), gap

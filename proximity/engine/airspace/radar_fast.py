@@ -1,0 +1,147 @@
+"""radar-v1, vectorised: the same numbers as :mod:`.reference_radar` for a whole airspace.
+
+Agents are paired only through shared base-side files (overlap, adjacency), coupled files
+within the dependency cap on the undirected whole-repository graph, intent prefixes, supplied
+conflicts, and shared directories (tree, via the trie).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from proximity.engine.airspace.coupling import (
+    compiled_graph,
+    coupled_files,
+    dependency_matrix,
+    node_ids,
+)
+from proximity.engine.airspace.crossing import IntervalSets, cross_in_groups, pair_intervals
+from proximity.engine.airspace.ecc_fast import holders_of
+from proximity.engine.airspace.model import Airspace
+from proximity.engine.airspace.paths import path_segments
+from proximity.engine.airspace.profiles import Settings
+from proximity.engine.airspace.reference_radar import WorkingSet, conflict_pairs, working_sets
+from proximity.engine.airspace.table import PairTable, all_pairs
+from proximity.engine.airspace.treeindex import tree_min_matrix
+
+__all__ = ["score_radar_fast"]
+
+Ints = NDArray[np.int64]
+Floats = NDArray[np.float64]
+
+
+def _units(
+    sets: Sequence[WorkingSet],
+) -> tuple[Ints, Ints, Floats, list[list[tuple[int, int]] | None]]:
+    keys: dict[str, int] = {}
+    agent, key, weight, regions = [], [], [], []
+    for a, ws in enumerate(sets):
+        for name, region in ws.regions.items():
+            agent.append(a)
+            key.append(keys.setdefault(name, len(keys)))
+            weight.append(ws.key_weights[name])
+            regions.append(region)
+    return np.array(agent, np.int64), np.array(key, np.int64), np.array(weight), regions
+
+
+def _overlap_adjacency(sets: Sequence[WorkingSet], n: int) -> tuple[Floats, Floats]:
+    overlap, adjacency = np.zeros((n, n)), np.zeros((n, n))
+    agent, key, weight, regions = _units(sets)
+    if len(agent) == 0:
+        return overlap, adjacency
+    order = np.lexsort((agent, key))
+    ptr = np.searchsorted(key[order], np.arange(int(key.max()) + 2)).astype(np.int64)
+    x, y = cross_in_groups(ptr, ptr)
+    x, y = order[x], order[y]
+    keep = agent[x] < agent[y]
+    x, y = x[keep], y[keep]
+    interval_sets = IntervalSets.from_lists([r or [] for r in regions])
+    inter, gap = pair_intervals(interval_sets, x, y)
+    whole = np.array([r is None for r in regions])
+    size = interval_sets.size
+    coefficient = np.where(
+        whole[x] | whole[y], 1.0, inter / np.maximum(np.minimum(size[x], size[y]), 1)
+    )
+    w = weight[x] * weight[y]
+    np.maximum.at(overlap, (agent[x], agent[y]), w * coefficient)
+    abut = (coefficient == 0) & (gap > 0) & (gap <= 2)
+    np.maximum.at(adjacency, (agent[x][abut], agent[y][abut]), w[abut])
+    return overlap, adjacency
+
+
+def _dependency(airspace: Airspace, sets: Sequence[WorkingSet], settings: Settings) -> Floats:
+    n = len(sets)
+    paths = list(dict.fromkeys(p for ws in sets for p in ws.weights))
+    if not paths:
+        return np.zeros((n, n))
+    pid = {p: k for k, p in enumerate(paths)}
+    rows = [(a, pid[p], w) for a, ws in enumerate(sets) for p, w in ws.weights.items()]
+    agent, path, weight = (np.array(col) for col in zip(*rows, strict=True))
+    holders = holders_of(
+        path.astype(np.int64), agent.astype(np.int64), weight.astype(float), len(paths)
+    )
+    graph = compiled_graph(airspace.adjacency)
+    coupled = coupled_files(graph.undirected, node_ids(graph, paths), cap=settings.dependency_cap)
+    return dependency_matrix(coupled, holders, n, gamma=settings.dep_decay)
+
+
+def _intent(sets: Sequence[WorkingSet], n: int) -> Floats:
+    out = np.zeros((n, n))
+    if not any(ws.intent for ws in sets):
+        return out
+    under: dict[tuple[str, ...], dict[int, float]] = {}
+    for a, ws in enumerate(sets):
+        for path, w in ws.weights.items():
+            segments = path_segments(path)
+            for level in range(1, len(segments) + 1):
+                slot = under.setdefault(segments[:level], {})
+                slot[a] = max(w, slot.get(a, 0.0))
+    declared = [(a, path_segments(p)) for a, ws in enumerate(sets) for p in ws.intent]
+    for a, prefix in declared:
+        for b, w in under.get(prefix, {}).items():
+            if a != b:
+                out[a, b] = out[b, a] = max(out[a, b], w)
+        for b, other in declared:
+            near = other[: len(prefix)] == prefix or prefix[: len(other)] == other
+            if a != b and near:
+                out[a, b] = out[b, a] = 1.0
+    return out
+
+
+def _conflicts(airspace: Airspace) -> Floats:
+    n = len(airspace.agents)
+    out = np.zeros((n, n))
+    index = {a.agent_id: k for k, a in enumerate(airspace.agents)}
+    for pair in conflict_pairs(airspace):
+        a, b = sorted(pair)
+        if a in index and b in index:
+            out[index[a], index[b]] = out[index[b], index[a]] = 1.0
+    return out
+
+
+def _tree(sets: Sequence[WorkingSet], n: int) -> Floats:
+    agent = [a for a, ws in enumerate(sets) for _ in ws.weights]
+    paths = [p for ws in sets for p in ws.weights]
+    return 1.0 - tree_min_matrix(agent, paths, n, leaf=False)
+
+
+def score_radar_fast(airspace: Airspace, settings: Settings, now_ms: float) -> PairTable:
+    """radar-v1 channels for every pair with a non-zero channel, ``i < j`` in input order."""
+    sets = working_sets(airspace, now_ms)
+    n = len(sets)
+    overlap, adjacency = _overlap_adjacency(sets, n)
+    matrices = (
+        _conflicts(airspace),
+        overlap,
+        adjacency,
+        _dependency(airspace, sets, settings),
+        _intent(sets, n),
+        _tree(sets, n),
+    )
+    i, j = all_pairs(n)
+    channels = np.stack([np.clip(m[i, j], 0.0, 1.0) for m in matrices], axis=1)
+    keep = channels.any(axis=1)
+    return PairTable(i[keep], j[keep], channels[keep])
