@@ -7,7 +7,13 @@ JavaScript, TypeScript and Go lives there too (tree-sitter is not an engine depe
 from __future__ import annotations
 
 from proximity.engine.imports.diff import FileDiff, Hunk, parse_raw_patch, unquote_c_path
-from proximity.engine.imports.link import Resolver, build_resolver, is_config, resolve_file
+from proximity.engine.imports.link import (
+    Resolver,
+    build_resolver,
+    is_config,
+    resolve_file,
+    resolver_key,
+)
 from proximity.engine.imports.model import (
     PARSE_VERSION,
     EdgeFlags,
@@ -33,5 +39,6 @@ __all__ = [
     "parse_python_imports",
     "parse_raw_patch",
     "resolve_file",
+    "resolver_key",
     "unquote_c_path",
 ]

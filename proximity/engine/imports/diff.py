@@ -51,6 +51,9 @@ class FileDiff:
     old_path: str | None = None
     hunks: tuple[Hunk, ...] = ()
     binary: bool = False
+    worktree_dirty: bool = False
+    """The raw new-side id is all zeros: when diffing against the working tree, git could not
+    vouch that the file matches the index, i.e. it has unstaged edits (or is a deletion)."""
 
     @property
     def lines(self) -> tuple[tuple[int, int], ...]:
@@ -104,6 +107,7 @@ class _Raw:
     status: str
     path: str
     old_path: str | None
+    dirty: bool = False
 
 
 def _parse_raw_line(line: str) -> _Raw:
@@ -112,11 +116,12 @@ def _parse_raw_line(line: str) -> _Raw:
         raise DiffParseError(f"not a --raw line: {line!r}")
     parts = m.group(7).split("\t")
     status = m.group(5)
+    dirty = not m.group(4).strip("0")
     if status in "RC":
         if len(parts) != 2:
             raise DiffParseError(f"rename/copy without two paths: {line!r}")
-        return _Raw(status, unquote_c_path(parts[1]), unquote_c_path(parts[0]))
-    return _Raw(status, unquote_c_path(parts[0]), None)
+        return _Raw(status, unquote_c_path(parts[1]), unquote_c_path(parts[0]), dirty)
+    return _Raw(status, unquote_c_path(parts[0]), None, dirty)
 
 
 def _sections(lines: list[str], start: int) -> Iterator[list[str]]:
@@ -204,5 +209,5 @@ def parse_raw_patch(text: str) -> tuple[FileDiff, ...]:
     out = []
     for raw in raws:
         hunks, binary = by_path.get(raw.path, ([], False))
-        out.append(FileDiff(raw.path, raw.status, raw.old_path, tuple(hunks), binary))
+        out.append(FileDiff(raw.path, raw.status, raw.old_path, tuple(hunks), binary, raw.dirty))
     return tuple(out)

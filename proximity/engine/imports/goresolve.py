@@ -39,11 +39,12 @@ def go_index(files: Iterable[str], texts: Mapping[str, str]) -> GoIndex:
 def resolve_go(index: GoIndex, importer: str, path: str) -> tuple[str, ...]:
     """Every non-test file of the imported package, when it lives in a module of the repo.
 
-    A Go import couples to a whole package, so the edge goes to each of its files.
+    A Go import couples to a whole package, so the edge goes to each of its files (the
+    importer itself is dropped by the caller).
     """
     for module, folder in index.modules:
         if path == module or path.startswith(module + "/"):
             rest = path[len(module) :].strip("/")
             target = "/".join(p for p in (folder, rest) if p)
-            return tuple(f for f in index.packages.get(target, ()) if f != importer)
+            return index.packages.get(target, ())
     return ()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -66,13 +67,26 @@ def _children(stmt: ast.stmt, ctx: _Ctx) -> Iterable[tuple[list[ast.stmt], _Ctx]
             yield case.body, maybe
 
 
-def _walk(body: list[ast.stmt], ctx: _Ctx, out: list[ImportSite]) -> None:
+def _import_lines(raw: bytes) -> list[int]:
+    """Line numbers holding the text ``import``: every import statement spans one of them."""
+    return [i for i, line in enumerate(raw.split(b"\n"), start=1) if b"import" in line]
+
+
+def _walk(body: list[ast.stmt], ctx: _Ctx, marks: list[int], out: list[ImportSite]) -> None:
+    """Visit statements, descending only into blocks whose lines mention ``import``.
+
+    The pruning is exact (an import statement always has the keyword on one of its lines) and
+    skips most function and class bodies, the bulk of a module.
+    """
     for stmt in body:
         if isinstance(stmt, ast.Import | ast.ImportFrom):
             out.extend(_imports(stmt, ctx))
-        else:
-            for inner, inner_ctx in _children(stmt, ctx):
-                _walk(inner, inner_ctx, out)
+            continue
+        first = bisect.bisect_left(marks, stmt.lineno)
+        if first == len(marks) or marks[first] > (stmt.end_lineno or stmt.lineno):
+            continue
+        for inner, inner_ctx in _children(stmt, ctx):
+            _walk(inner, inner_ctx, marks, out)
 
 
 def _dynamic_name(node: ast.AST) -> str | None:
@@ -110,9 +124,9 @@ def parse_python_imports(source: bytes | str) -> ParsedImports:
         return ParsedImports(
             "python", (), f"line {line}: {exc.msg if isinstance(exc, SyntaxError) else exc}"
         )
-    sites: list[ImportSite] = []
-    _walk(tree.body, _Ctx(), sites)
     raw = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source
+    sites: list[ImportSite] = []
+    _walk(tree.body, _Ctx(), _import_lines(raw), sites)
     if any(hint in raw for hint in _DYNAMIC_HINTS):
         sites.extend(_dynamic(tree))
     return ParsedImports("python", tuple(sites))

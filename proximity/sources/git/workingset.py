@@ -18,7 +18,6 @@ from typing import Any
 
 from proximity.engine.imports.diff import FileDiff, parse_raw_patch
 from proximity.sources.git._run import GitError, git, git_text
-from proximity.sources.git.status import read_status
 from proximity.sources.git.worktrees import Worktree, discover_worktrees, explicit_worktrees
 
 __all__ = ["WorkingFile", "WorkingSet", "read_working_set", "read_working_sets"]
@@ -138,10 +137,12 @@ def _untracked_file(root: Path, rel: str) -> tuple[WorkingFile, str | None]:
     return WorkingFile(rel, "A", None, lines, ((0, 0),), untracked=True, touched_at=touched), None
 
 
-def _tracked_file(
-    diff: FileDiff, root: Path, dirty: frozenset[str], times: dict[str, datetime]
-) -> WorkingFile:
-    if diff.path in dirty or (diff.old_path is not None and diff.old_path in dirty):
+def _tracked_file(diff: FileDiff, root: Path, times: dict[str, datetime]) -> WorkingFile:
+    # Uncommitted: unstaged (git could not vouch for the working file) or staged only (no
+    # commit since the fork touched it). A path committed and then staged again keeps its
+    # commit time: telling them apart would cost a second full scan of the worktree. A deletion
+    # always has a null new-side id, so only the commit log can date it.
+    if diff.path not in times or (diff.worktree_dirty and diff.status != "D"):
         touched = _mtime(root / diff.path)
     else:
         touched = times.get(diff.path)
@@ -156,13 +157,13 @@ def _tracked_file(
 
 
 def _merge_base(root: Path, base: str, worktree: Worktree) -> str:
-    code, out = git(root, ["rev-parse", "--verify", "-q", f"{base}^{{commit}}"], ok_codes=(0, 1))
+    code, out = git(root, ["merge-base", base, "HEAD"], ok_codes=(0, 1, 128))
+    if code == 0:
+        return out.decode().strip()
+    code, _ = git(root, ["rev-parse", "--verify", "-q", f"{base}^{{commit}}"], ok_codes=(0, 1))
     if code != 0:
         raise GitError(worktree.path, f"base branch {base!r} not found")
-    code, out = git(root, ["merge-base", base, "HEAD"], ok_codes=(0, 1))
-    if code != 0:
-        raise GitError(worktree.path, f"HEAD shares no history with base branch {base!r}")
-    return out.decode().strip()
+    raise GitError(worktree.path, f"HEAD shares no history with base branch {base!r}")
 
 
 def _read(worktree: Worktree, base: str) -> WorkingSet:
@@ -170,12 +171,11 @@ def _read(worktree: Worktree, base: str) -> WorkingSet:
     merge_base = _merge_base(root, base, worktree)
     head = worktree.head or git_text(root, ["rev-parse", "HEAD"]).strip()
     diffs = parse_raw_patch(git_text(root, [*_DIFF_ARGS, merge_base, "--"]))
-    status = read_status(root)
-    dirty, untracked = status.changed, status.untracked
+    untracked = git_text(root, ["ls-files", "-z", "--others", "--exclude-standard"]).split("\0")
     times, stamps = _commit_times(root, merge_base, head)
-    files = [_tracked_file(d, root, dirty, times) for d in diffs]
+    files = [_tracked_file(d, root, times) for d in diffs]
     errors = []
-    for rel in untracked:
+    for rel in filter(None, untracked):
         entry, problem = _untracked_file(root, rel)
         files.append(entry)
         if problem:

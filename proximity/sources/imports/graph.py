@@ -22,6 +22,7 @@ from proximity.engine.imports import (
     language_of,
     parse_python_imports,
     resolve_file,
+    resolver_key,
 )
 from proximity.sources.imports.treesitter import parse_tree_sitter_imports
 from proximity.sources.imports.walk import RepoFiles, list_repository_files
@@ -58,13 +59,13 @@ def _configs(files: RepoFiles, errors: list[str]) -> dict[str, str]:
 
 def _parse_all(
     files: RepoFiles,
-    sources: list[str],
+    sources: dict[str, str],
     cache: MutableMapping[str, ParsedImports],
     errors: list[str],
 ) -> tuple[dict[str, ParsedImports], list[str], list[str]]:
+    """Parse each ``{path: language}`` source not already in ``cache`` under its blob key."""
     parsed, fresh, reused = {}, [], []
-    for path in sources:
-        language = language_of(path) or ""
+    for path, language in sources.items():
         key = cache_key(files.blobs[path], language)
         hit = cache.get(key)
         if hit is None:
@@ -83,21 +84,31 @@ def _parse_all(
     return parsed, fresh, reused
 
 
+def _resolver(
+    paths: tuple[str, ...], configs: dict[str, str], previous: ImportGraph | None
+) -> Resolver:
+    """The previous build's resolver when no path or config changed (its memo stays valid)."""
+    state = None if previous is None else previous.state
+    if isinstance(state, Resolver) and state.key == resolver_key(paths, configs):
+        return state
+    return build_resolver(paths, configs)
+
+
 def _edges(
     resolver: Resolver,
     parsed: Mapping[str, ParsedImports],
     blobs: Mapping[str, str],
     previous: ImportGraph | None,
-) -> dict[str, dict[str, EdgeFlags]]:
-    same = (
-        previous is not None
-        and isinstance(previous.state, Resolver)
-        and previous.state.key == resolver.key
-    )
-    edges = {}
+) -> dict[str, Mapping[str, EdgeFlags]]:
+    """Resolve each file, carrying over edges of unchanged blobs when the resolver is reused."""
+    old: Mapping[str, Mapping[str, EdgeFlags]] = {}
+    old_blobs: Mapping[str, str] = {}
+    if previous is not None and previous.state is resolver:
+        old, old_blobs = previous.edges, previous.blobs
+    edges: dict[str, Mapping[str, EdgeFlags]] = {}
     for path, imports in parsed.items():
-        if same and previous is not None and previous.blobs.get(path) == blobs[path]:
-            edges[path] = dict(previous.edges.get(path, {}))
+        if path in old and old_blobs.get(path) == blobs[path]:
+            edges[path] = old[path]  # shared between graphs, never mutated
         else:
             edges[path] = resolve_file(resolver, path, imports)
     return edges
@@ -127,22 +138,17 @@ def build_import_graph(
     files = list_repository_files(repo, wanted=_wanted)
     errors: list[str] = []
     configs = _configs(files, errors)
-    sources = [
-        p for p in files.paths if language_of(p) and p in files.blobs and p not in files.symlinks
-    ]
+    sources = {
+        p: lang
+        for p in files.blobs
+        if (lang := language_of(p)) is not None and p not in files.symlinks
+    }
     parsed, fresh, reused = _parse_all(files, sources, cache, errors)
-    resolver = build_resolver(files.paths, configs)
-    if (
-        previous is not None
-        and isinstance(previous.state, Resolver)
-        and previous.state.key == resolver.key
-    ):
-        resolver = previous.state
+    resolver = _resolver(files.paths, configs, previous)
     edges = _edges(resolver, parsed, files.blobs, previous)
     blobs = {p: files.blobs[p] for p in parsed}
-    return ImportGraph(
-        edges, tuple(parsed), blobs, tuple(fresh), tuple(reused), tuple(errors), resolver
-    )
+    order = tuple(sorted(parsed))
+    return ImportGraph(edges, order, blobs, tuple(fresh), tuple(reused), tuple(errors), resolver)
 
 
 def merge_graphs(graphs: Iterable[ImportGraph]) -> ImportGraph:

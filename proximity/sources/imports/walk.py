@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,9 +71,13 @@ def list_repository_files(
 
     Raises :class:`~proximity.sources.git.GitError` when ``repo`` is not a git worktree.
     """
-    root = repository_root(repo)
-    blobs, links = _index(root)
-    status = read_status(root)
+    root = Path(repo)
+    if not (root / ".git").exists():  # a worktree's top holds .git; skip a git call if so
+        root = repository_root(repo)
+    with ThreadPoolExecutor(max_workers=2) as pool:  # two git processes, two cores
+        listed = pool.submit(_index, root)
+        status = read_status(root)
+        blobs, links = listed.result()
     modified, deleted, untracked = status.unstaged, status.deleted, status.untracked
     for path in deleted:
         blobs.pop(path, None)

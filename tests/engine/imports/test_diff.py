@@ -61,11 +61,16 @@ deleted file mode 100644
 
 def test_parses_statuses_hunks_renames_and_binary() -> None:
     assert parse_raw_patch(PATCH) == (
-        FileDiff("b.bin", "M", binary=True),
-        FileDiff("f.txt", "M", hunks=(Hunk(2, 1, 2, 1), Hunk(4, 1, 3, 0), Hunk(5, 0, 5, 2))),
-        FileDiff("link", "T", hunks=(Hunk(1, 1, 0, 0), Hunk(0, 0, 1, 1))),
+        FileDiff("b.bin", "M", binary=True, worktree_dirty=True),
+        FileDiff(
+            "f.txt",
+            "M",
+            hunks=(Hunk(2, 1, 2, 1), Hunk(4, 1, 3, 0), Hunk(5, 0, 5, 2)),
+            worktree_dirty=True,
+        ),
+        FileDiff("link", "T", hunks=(Hunk(1, 1, 0, 0), Hunk(0, 0, 1, 1)), worktree_dirty=True),
         FileDiff("new \u00e9.txt", "R", old_path="sp ace \u00e9.txt"),
-        FileDiff("gone file.txt", "D", hunks=(Hunk(1, 3, 0, 0),)),
+        FileDiff("gone file.txt", "D", hunks=(Hunk(1, 3, 0, 0),), worktree_dirty=True),
     )
 
 
