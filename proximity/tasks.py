@@ -9,6 +9,7 @@ from __future__ import annotations
 import socket
 from typing import Any
 
+import requests
 from celery import shared_task
 from django.db import OperationalError
 
@@ -16,8 +17,15 @@ from proximity.services.heartbeat import heartbeat_record
 from proximity.services.lifecycle import snapshots_expire
 from proximity.services.scan_requests import scan_requests_sweep
 from proximity.services.scans import scan_run
+from proximity.services.webhooks import WebhookDeliveryError, message_webhook_deliver
 
-__all__ = ["expire_stale", "record_heartbeat", "scan_repository", "sweep_scan_requests"]
+__all__ = [
+    "deliver_webhook",
+    "expire_stale",
+    "record_heartbeat",
+    "scan_repository",
+    "sweep_scan_requests",
+]
 
 RETRY = {"autoretry_for": (OperationalError,), "retry_backoff": True, "max_retries": 5}
 
@@ -42,3 +50,17 @@ def sweep_scan_requests(self: Any) -> int:
 @shared_task(bind=True, name="proximity.expire_stale", **RETRY)
 def expire_stale(self: Any) -> int:
     return snapshots_expire()
+
+
+@shared_task(
+    bind=True,
+    name="proximity.deliver_webhook",
+    acks_late=True,
+    autoretry_for=(WebhookDeliveryError, requests.RequestException),
+    retry_backoff=2,
+    retry_backoff_max=300,
+    max_retries=6,
+)
+def deliver_webhook(self: Any, message_id: int) -> bool:
+    # Idempotent: a message already delivered is skipped, so a redelivery sends nothing twice.
+    return message_webhook_deliver(message_id=message_id)

@@ -147,3 +147,14 @@ class MessageOut(Out):
     advisory_id: int
     content: str
     created_at: AwareDatetime
+
+
+class TrailOut(Out):
+    trail_id: str
+    repository: str
+    receipt_count: int
+    head_hash: str
+    updated_at: AwareDatetime
+    verified: bool
+    summary: dict[str, Any] | None
+    document: dict[str, Any]

@@ -18,6 +18,9 @@ class Repository(models.Model):
     base_branch = models.CharField(max_length=255, default="main")
     watch = models.BooleanField(default=False)
     profile = models.CharField(max_length=32, default="radar-v1")
+    webhook_url = models.URLField(blank=True, help_text="POST each trigger message here too")
+    # Exact textual conflicts found by the last watch tick's dry-run merges (engine options shape).
+    watch_conflicts = models.JSONField(default=list, blank=True)
     # Debounce and outbox in one place: set when a scan is wanted, cleared by the scan's claim.
     scan_requested_at = models.DateTimeField(null=True, blank=True, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -271,7 +274,8 @@ class ShadowTrail(models.Model):
 
     trail_id = models.CharField(max_length=120, unique=True)
     repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="trails")
-    document = models.JSONField()
+    # Text, not JSONField: PostgreSQL's jsonb reorders keys, and key order is part of the hash.
+    document = models.TextField()
     receipt_count = models.PositiveSmallIntegerField()
     head_hash = models.CharField(max_length=64)
     updated_at = models.DateTimeField()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db import transaction
 
 from proximity.engine.airspace import build_triggers
 from proximity.models import Agent, ProximityAdvisory, TriggerCooldown, TriggerMessage
@@ -61,7 +62,17 @@ def messages_for_advisory(*, advisory: ProximityAdvisory, now: datetime) -> list
             kind=trig["type"],
             defaults={"band": advisory.band, "last_fired_at": now},
         )
+    if sent and advisory.repository.webhook_url:
+        ids = [m.pk for m in sent]
+        transaction.on_commit(lambda: _push(ids))
     return sent
+
+
+def _push(message_ids: list[int]) -> None:
+    from proximity.tasks import deliver_webhook
+
+    for pk in message_ids:
+        deliver_webhook.delay(pk)
 
 
 def messages_take_pending(*, agent: Agent, now: datetime, limit: int = 100) -> list[TriggerMessage]:

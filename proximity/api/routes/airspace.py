@@ -54,7 +54,7 @@ class AdvisoryFilter(Schema):
     by_alias=True,
     summary="An agent reports its working set and intent",
 )
-def report_working_set(request: HttpRequest, body: WorkingSetIn) -> Status:
+def report_working_set(request: HttpRequest, body: WorkingSetIn) -> Status[WorkingSetOut]:
     data = body.model_dump(by_alias=True, exclude_none=True, mode="json")
     report = WorkingSetReport(
         repository=body.repository,
