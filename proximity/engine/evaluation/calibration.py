@@ -19,12 +19,14 @@ from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
     "CALIBRATION_FORMAT",
+    "CalibratedRisk",
     "CalibrationArtefact",
     "IsotonicMap",
     "PlattMap",
     "apply_calibration",
     "artefact_from_json",
     "artefact_to_json",
+    "calibrated_risk",
     "fit_isotonic",
     "fit_platt",
     "pool_adjacent_violators",
@@ -212,6 +214,33 @@ def _map_of(artefact: CalibrationArtefact) -> IsotonicMap | PlattMap:
 def apply_calibration(artefact: CalibrationArtefact, risk: ArrayLike) -> FloatArray:
     """Calibrated conflict probability for raw risk values, using the artefact's fitted map."""
     return _map_of(artefact)(risk)
+
+
+@dataclass(frozen=True, slots=True)
+class CalibratedRisk:
+    """A raw risk shown beside its calibrated probability and where that probability comes from.
+
+    ``label`` is the text to display, e.g. "P(conflict) 0.12, locally selected: isotonic fit on
+    pypa/pip train slice (sha256:...)": never presented as validated (requirement 72).
+    """
+
+    risk: float
+    probability: float
+    artefact: str
+    fitted_on: str
+    label: str
+
+
+def calibrated_risk(artefact: CalibrationArtefact, risk: float, *, profile: str) -> CalibratedRisk:
+    """Calibrated probability for one link's risk; a map fitted for another profile is refused."""
+    if artefact.profile != profile:
+        raise ValueError(f"profile: artefact was fitted for {artefact.profile!r}, not {profile!r}")
+    p = float(apply_calibration(artefact, [risk])[0])
+    label = (
+        f"P(conflict) {p:.2f}, locally selected: {artefact.kind} fit on {artefact.fitted_on}"
+        f" ({artefact.digest})"
+    )
+    return CalibratedRisk(float(risk), p, artefact.digest, artefact.fitted_on, label)
 
 
 def artefact_to_json(artefact: CalibrationArtefact, *, with_digest: bool = True) -> str:

@@ -7,7 +7,7 @@ overlap (git's own rule on the hunks) and new-side overlap (the reference's line
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -60,19 +60,19 @@ def _f(x: float | None, digits: int = 3) -> str:
 
 
 def _pr(r: PrecisionRecall) -> str:
-    return f"{_f(r.precision, 2)} / {_f(r.recall, 2)} / {_f(r.flagged_rate, 2)}"
+    return f"{r.threshold:.3g} / {_f(r.precision, 2)} / {_f(r.recall, 2)} / {_f(r.flagged_rate, 2)}"
 
 
-def format_reports(reports: Sequence[ScorerReport], thresholds: Mapping[str, float]) -> str:
+def format_reports(reports: Sequence[ScorerReport], thresholds: Iterable[str]) -> str:
     """Markdown table: rank metrics with 95 % cluster-bootstrap intervals and P/R/flagged rates.
 
     Threshold columns are weighted back to the natural mix of concurrent pairs; AUC is as sampled
     and weighted, AP weighted (as sampled AP over-states precision: the sample over-represents
     file-sharing pairs).
     """
-    names = list(thresholds)
+    names = list(thresholds)  # threshold names; each report carries its own values
     head = ["scorer", "pairs", "conflicts", "AUC (95% CI)", "AUC w", "AP w (95% CI)", "AP"]
-    head += [f"{n} >= {thresholds[n]:g}: P / R / flagged (w)" for n in names]
+    head += [f"{n}: threshold / P / R / flagged (w)" for n in names]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in reports:
         row = [

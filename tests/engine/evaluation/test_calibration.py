@@ -15,6 +15,7 @@ from proximity.engine.evaluation.calibration import (
     apply_calibration,
     artefact_from_json,
     artefact_to_json,
+    calibrated_risk,
     fit_isotonic,
     fit_platt,
     pool_adjacent_violators,
@@ -100,3 +101,16 @@ def test_artefact_missing_a_field_names_it() -> None:
             '{"format":"overlap-radar/calibration@1","kind":"isotonic","profile":"p",'
             '"scorerVersion":"s","params":{"x":[0],"y":[0]},"fittedOn":"f"}'
         )
+
+
+def test_calibrated_risk_is_labelled_with_its_data_and_never_validated() -> None:
+    """Requirement 72: a local probability says where it was fitted."""
+    art = _artefact()
+    shown = calibrated_risk(art, 0.9, profile="radar-v1")
+    assert shown.probability == pytest.approx(1.0)
+    assert "demo train split" in shown.label
+    assert art.digest in shown.label
+    assert "locally selected" in shown.label
+    assert "validated" not in shown.label
+    with pytest.raises(ValueError, match="profile"):
+        calibrated_risk(art, 0.9, profile="ecc-v0")

@@ -52,8 +52,9 @@ def test_scoring_reports_rank_metrics_thresholds_and_reliability(mined: Path, pr
     text = out.getvalue()
     for needle in (
         "AUC (95% CI)",
-        "traffic >= 0.35",
-        "resolution >= 0.7",
+        "traffic: threshold",
+        "| 0.35 / ",
+        "| 0.7 / ",
         "baseline:shares-file",
         "baseline:base-overlap",
         "baseline:new-side-overlap",
