@@ -1,0 +1,111 @@
+"""Join an airspace from any machine: read this worktree, post its working set, print messages.
+
+``python -m proximity.sources.report --server URL --token TOKEN --repository NAME
+[--repo PATH] [--base main] [--agent ID] [--intent PATH ...] [--every SECONDS] [--count N]``
+
+Exit status: 0 when every report was accepted, 1 when the server or git refused one, 2 for bad
+arguments. Each problem is one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import requests
+
+from proximity.sources.git import GitError, explicit_worktrees, read_working_set
+
+__all__ = ["build_report", "main", "report_once"]
+
+
+def build_report(args: argparse.Namespace) -> dict[str, Any]:
+    """The API body for this worktree; raises GitError with one line when it cannot be read."""
+    worktree = explicit_worktrees([(args.repo, args.base)])[0]
+    working = read_working_set(worktree, base=args.base)
+    if working.errors:
+        raise GitError(args.repo, working.errors[0])
+    agent = working.to_agent_json()
+    body: dict[str, Any] = {
+        "repository": args.repository,
+        "agentId": args.agent or agent["agentId"],
+        "label": agent.get("label", ""),
+        "files": agent["files"],
+        "intent": [{"path": p} for p in args.intent],
+    }
+    if "startedAt" in agent:
+        body["startedAt"] = agent["startedAt"]
+    return body
+
+
+def report_once(args: argparse.Namespace, session: requests.Session) -> int:
+    try:
+        body = build_report(args)
+    except GitError as exc:
+        print(f"error: {exc.problem}", file=sys.stderr)
+        return 1
+    base = args.server.rstrip("/")
+    sent = session.post(f"{base}/api/working-sets", json=body, timeout=args.timeout)
+    if sent.status_code != 201:
+        detail = _detail(sent)
+        print(f"error: server refused the report ({sent.status_code}): {detail}", file=sys.stderr)
+        return 1
+    inbox = f"{base}/api/repositories/{args.repository}/agents/{body['agentId']}/messages"
+    got = session.get(inbox, timeout=args.timeout)
+    messages = got.json() if got.status_code == 200 else []
+    version = sent.json()["version"]
+    print(f"reported {len(body['files'])} file(s) as {body['agentId']} (version {version})")
+    for message in messages:
+        print(f"[{message['kind']}] from {message['fromAgent']}: {message['content']}")
+    return 0
+
+
+def _detail(response: requests.Response) -> str:
+    try:
+        payload = response.json()
+    except ValueError:
+        return response.text[:200]
+    field = f" (field {payload['field']})" if payload.get("field") else ""
+    return f"{payload.get('detail', '')}{field}"
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m proximity.sources.report")
+    parser.add_argument("--server", required=True, help="e.g. http://radar.internal:8000")
+    parser.add_argument("--token", required=True)
+    parser.add_argument("--repository", required=True, help="repository name on the server")
+    parser.add_argument("--repo", default=".", help="path of this worktree (default: .)")
+    parser.add_argument("--base", default="main")
+    parser.add_argument("--agent", default=None, help="agent id (default: the branch name)")
+    parser.add_argument("--intent", action="append", default=[], help="a path about to be touched")
+    parser.add_argument("--every", type=float, default=0.0, help="repeat every SECONDS")
+    parser.add_argument("--count", type=int, default=0, help="stop after N reports (0: forever)")
+    parser.add_argument("--timeout", type=float, default=10.0)
+    args = parser.parse_args(argv)
+    if args.every < 0 or args.count < 0:
+        parser.error("--every and --count must not be negative")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    session = requests.Session()
+    session.headers["Authorization"] = f"Bearer {args.token}"
+    status, done = 0, 0
+    while True:
+        try:
+            status = max(status, report_once(args, session))
+        except requests.RequestException as exc:
+            print(f"error: cannot reach {args.server}: {type(exc).__name__}", file=sys.stderr)
+            status = 1
+        done += 1
+        if args.every <= 0 or (args.count and done >= args.count):
+            return status
+        time.sleep(args.every)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
