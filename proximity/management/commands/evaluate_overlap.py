@@ -10,7 +10,6 @@ from __future__ import annotations
 import getpass
 import json
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from proximity.engine.overlap.retrieval_eval import (
     evaluate_retrieval,
     tune_on_development,
 )
+from proximity.sources import ledger
 from proximity.sources.embedding import (
     EmbeddingUnavailableError,
     SentenceEmbedder,
@@ -36,17 +36,20 @@ from proximity.sources.gitbugs import GitBugsFormatError, load_gitbugs, report_r
 HOLDOUT_DATASETS = frozenset({"seamonkey"})
 
 
-def _ledger(dataset: str, policy: OverlapPolicy, who: str, payload: Mapping[str, Any]) -> str:
-    """Record a holdout evaluation: the service hook if the ledger model exists, else JSONL."""
+def _ledger(dataset: str, policy: OverlapPolicy, who: str) -> str:
+    """Log a holdout evaluation: the service hook when it exists, else the JSONL ledger adapter.
+
+    Both write the same ledger the evaluation helper replays (fresh / inspected / consumed).
+    """
     try:
         from proximity.services.holdout import record_holdout_evaluation
     except ImportError:
         path = Path(settings.OVERLAP_HOLDOUT_LEDGER)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        line = {"at": datetime.now(UTC).isoformat(), "dataset": dataset, "who": who, **payload}
-        with path.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(line, sort_keys=True) + "\n")
-        return f"holdout run logged to {path}"
+        ledger.record_holdout_evaluation(dataset, policy.digest, who, path=path)
+        status = ledger.ledger_status(dataset, path=path)
+        return f"holdout run logged to {path}: {status.state}, can back claims: " + (
+            "yes" if status.can_back_claims else "no (consumed)"
+        )
     record_holdout_evaluation(dataset=dataset, policy_digest=policy.digest, who=who)
     return "holdout run logged in the holdout ledger"
 
@@ -105,7 +108,7 @@ class Command(BaseCommand):
             "methods": as_json_methods(evaluation),
         }
         if holdout:
-            note = _ledger(dataset.name, SHIPPED_POLICY, getpass.getuser(), payload)
+            note = _ledger(dataset.name, SHIPPED_POLICY, getpass.getuser())
             self.stderr.write(note)
         self._print(payload, as_json=options["json"])
 

@@ -1,0 +1,77 @@
+"""`manage.py evaluate_overlap`: JSON schema on a tiny GitBugs pair, holdout refusal and ledger."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import override_settings
+
+from proximity.engine.overlap import SHIPPED_POLICY
+from proximity.sources.ledger import read_ledger
+
+REPORTS = """Summary,Issue id,Status,Priority,Resolution,Created,Resolved,Description
+NameNode disk quota exceeded,101,Resolved,Major,Fixed,30/Sep/21 17:20,,quota on namenode
+Web UI shows wrong timezone,102,Open,Minor,,01/Oct/21 09:00,,timezone in web ui
+Disk quota exceeded on the NameNode again,103,Open,Major,,02/Oct/21 10:00,,namenode quota
+"""
+PAIRS = "Issue id,Duplicate id\n103,101\n101,103\n"
+
+
+def gitbugs(folder):
+    folder.mkdir(parents=True)
+    (folder / f"{folder.name}_bugs.csv").write_text(REPORTS)
+    (folder / f"{folder.name}_bugs-combined.csv").write_text(PAIRS)
+    return folder
+
+
+def evaluate(*args):
+    out, err = io.StringIO(), io.StringIO()
+    call_command("evaluate_overlap", *args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def test_json_output_has_the_documented_schema(tmp_path):
+    """Issue item 8: dataset, queries, policy digest, default method and four methods."""
+    folder = gitbugs(tmp_path / "tiny")
+    out, _ = evaluate("--gitbugs", str(folder), "--json", "--cache-dir", str(tmp_path / "c"))
+    payload = json.loads(out)
+    assert set(payload) == {"dataset", "queries", "policy", "default", "methods"}
+    assert payload["dataset"] == "tiny"
+    assert payload["queries"] == 1
+    assert payload["policy"] == SHIPPED_POLICY.digest
+    assert payload["default"] == "rrf"
+    assert set(payload["methods"]) == {"lexical", "dense", "rrf", "convex"}
+    for figures in payload["methods"].values():
+        assert set(figures) == {"recall@1", "recall@5", "recall@10", "recall@20"}
+    assert payload["methods"]["lexical"]["recall@1"] == 1.0
+
+
+def test_holdout_folder_is_refused_without_the_flag_and_never_tuned(tmp_path):
+    """Requirements 66, 69: seamonkey is a holdout; no tuning decision may use it."""
+    folder = gitbugs(tmp_path / "seamonkey")
+    with pytest.raises(CommandError, match="holdout"):
+        evaluate("--gitbugs", str(folder))
+    with pytest.raises(CommandError, match="no tuning"):
+        evaluate("--gitbugs", str(folder), "--holdout", "--tune")
+
+
+def test_holdout_evaluation_is_logged_in_the_ledger(tmp_path):
+    """Requirement 69: every holdout evaluation is written to the holdout ledger."""
+    folder = gitbugs(tmp_path / "seamonkey")
+    ledger = tmp_path / "ledger.jsonl"
+    with override_settings(OVERLAP_HOLDOUT_LEDGER=ledger):
+        out, err = evaluate(
+            "--gitbugs", str(folder), "--holdout", "--json", "--cache-dir", str(tmp_path / "c")
+        )
+    (entry,) = read_ledger(path=ledger)
+    assert (entry.dataset, entry.policy_digest) == ("seamonkey", SHIPPED_POLICY.digest)
+    assert "logged" in err
+    assert json.loads(out)["dataset"] == "seamonkey"
+
+
+def test_missing_folder_is_a_command_error(tmp_path):
+    with pytest.raises(CommandError, match="not a folder"):
+        evaluate("--gitbugs", str(tmp_path / "absent"))
