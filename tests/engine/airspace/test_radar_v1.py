@@ -1,0 +1,193 @@
+"""radar-v1 behaviour: each documented weakness of the reference, and how radar-v1 answers it."""
+
+from __future__ import annotations
+
+import pytest
+
+from proximity.engine.airspace import build_triggers, scan
+from tests.engine.airspace.helpers import agent, airspace, pair_link
+
+ENGINES = ["fast", "reference"]
+
+
+def radar(data: dict, engine: str = "fast") -> dict:
+    return scan(data, engine=engine)
+
+
+def channels(data: dict, engine: str, a: str = "a", b: str = "b") -> dict:
+    return pair_link(radar(data, engine), a, b)["channels"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_base_side_hunks_overlap_even_when_new_side_lines_drifted(engine):
+    # Both agents edit base lines 100-109; agent b inserted 50 lines above first.
+    data = airspace(
+        agent("a", {"path": "src/x.py", "lines": [[100, 109]], "baseHunks": [[100, 10]]}),
+        agent("b", {"path": "src/x.py", "lines": [[150, 159]], "baseHunks": [[100, 10]]}),
+    )
+    assert channels(data, engine)["overlap"] == 1.0
+    assert pair_link(radar(data, engine), "a", "b")["level"] == "resolution"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_abutting_hunks_score_adjacency_not_overlap(engine):
+    data = airspace(
+        agent("a", {"path": "src/x.py", "baseHunks": [[10, 5]]}),
+        agent("b", {"path": "src/x.py", "baseHunks": [[15, 3]]}),
+    )
+    got = channels(data, engine)
+    assert (got["overlap"], got["adjacency"]) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_insertions_at_the_same_point_overlap(engine):
+    data = airspace(
+        agent("a", {"path": "src/x.py", "baseHunks": [[20, 0]]}),
+        agent("b", {"path": "src/x.py", "baseHunks": [[20, 0]]}),
+    )
+    assert channels(data, engine)["overlap"] == 1.0
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_deleted_file_is_kept_as_a_whole_file_change(engine):
+    data = airspace(
+        agent("a", {"path": "src/old.py", "status": "D"}),
+        agent("b", {"path": "src/old.py", "baseHunks": [[3, 1]]}),
+    )
+    assert channels(data, engine)["overlap"] == 1.0
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_rename_is_compared_under_its_old_path(engine):
+    data = airspace(
+        agent(
+            "a",
+            {"path": "src/new.py", "status": "R", "oldPath": "src/old.py", "baseHunks": [[5, 2]]},
+        ),
+        agent("b", {"path": "src/old.py", "baseHunks": [[5, 1]]}),
+    )
+    assert channels(data, engine)["overlap"] == 1.0
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_shared_dependency_couples_two_importers(engine):
+    graph = {"app/a.py": ["core/c.py"], "web/b.py": ["core/c.py"]}
+    data = airspace(agent("a", "app/a.py"), agent("b", "web/b.py"), graph=graph)
+    assert channels(data, engine)["dependency"] == 0.5
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_dependency_reaches_through_untouched_files_within_the_cap(engine):
+    graph = {"app/a.py": ["mid/m.py"], "mid/m.py": ["web/b.py"]}
+    data = airspace(agent("a", "app/a.py"), agent("b", "web/b.py"), graph=graph)
+    assert channels(data, engine)["dependency"] == 0.5
+    capped = airspace(agent("a", "app/a.py"), agent("b", "web/b.py"), graph=graph, dependencyCap=1)
+    assert all(link["channels"]["dependency"] == 0 for link in radar(capped, engine)["links"])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_direct_import_alone_is_a_traffic_advisory_not_a_resolution(engine):
+    data = airspace(
+        agent("a", "app/a.py"), agent("b", "web/b.py"), graph={"app/a.py": ["web/b.py"]}
+    )
+    assert pair_link(radar(data, engine), "a", "b")["level"] == "advisory"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_recency_decays_toward_the_floor(engine):
+    def overlap(touched: str) -> float:
+        data = airspace(
+            agent("a", {"path": "src/x.py", "touchedAt": touched}),
+            agent("b", {"path": "src/x.py"}),
+            halfLifeSeconds=1800,
+        )
+        return channels(data, engine)["overlap"]
+
+    assert overlap("2026-09-15T12:00:00Z") == 1.0
+    assert overlap("2026-09-15T11:30:00Z") == pytest.approx(0.15 + 0.85 * 0.5)
+    assert overlap("2026-09-14T12:00:00Z") == pytest.approx(0.15, abs=1e-6)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_intent_on_a_folder_meets_the_other_agents_file_until_it_expires(engine):
+    live = airspace(
+        agent("a", intent=[{"path": "src/api", "expiresAt": "2026-09-15T13:00:00Z"}]),
+        agent("b", "src/api/users.py"),
+    )
+    expired = airspace(
+        agent("a", intent=[{"path": "src/api", "expiresAt": "2026-09-15T11:00:00Z"}]),
+        agent("b", "src/api/users.py"),
+    )
+    assert channels(live, engine)["intent"] == 1.0
+    assert pair_link(radar(live, engine), "a", "b")["level"] == "advisory"
+    assert all(link["channels"]["intent"] == 0 for link in radar(expired, engine)["links"])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_same_file_disjoint_lines_count_the_tree_as_siblings_only(engine):
+    data = airspace(
+        agent("a", {"path": "src/api/users.py", "baseHunks": [[1, 20]]}),
+        agent("b", {"path": "src/api/users.py", "baseHunks": [[500, 40]]}),
+    )
+    got = channels(data, engine)
+    assert got["tree"] == pytest.approx(1 - 1 / 3)
+    assert pair_link(radar(data, engine), "a", "b")["level"] == "clear"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_supplied_conflict_forces_a_resolution_marked_conflict(engine):
+    data = airspace(
+        agent("a", "docs/a.md"),
+        agent("b", "tools/b.sh"),
+        conflicts=[{"a": "b", "b": "a", "files": ["docs/a.md"]}],
+    )
+    result = radar(data, engine)
+    (advisory,) = result["advisories"]
+    assert (advisory["level"], advisory["conflict"]) == ("resolution", True)
+    assert result["counts"]["conflicts"] == 1
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_rising_traffic_advisory_escalates_with_steer_and_hold(engine):
+    base = (agent("a", "app/a.py"), agent("b", "web/b.py"))
+    graph = {"app/a.py": ["web/b.py"]}
+    rising = airspace(*base, graph=graph, history={"a|b": [["2026-09-15T11:59:00Z", 0.1]]})
+    steady = airspace(*base, graph=graph, history={"b|a": [["2026-09-15T11:59:00Z", 0.6]]})
+    (up,) = radar(rising, engine)["advisories"]
+    (flat,) = radar(steady, engine)["advisories"]
+    assert (up["level"], up["escalated"], up["closureRate"] > 0) == ("resolution", True, True)
+    assert (flat["level"], flat["escalated"]) == ("advisory", False)
+    assert {t["type"] for t in build_triggers([up])} == {"proximity_steer", "proximity_hold"}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_cluster_right_of_way_gives_one_consistent_order(engine):
+    started = ["2026-09-15T10:00:00Z", "2026-09-15T11:00:00Z", "2026-09-15T11:30:00Z"]
+    names = ["c", "a", "b"]
+    agents = [agent(n, "src/x.py", started=s) for n, s in zip(names, started, strict=True)]
+    result = radar(airspace(*agents), engine)
+    resolutions = [a for a in result["advisories"] if a["level"] == "resolution"]
+    assert len(resolutions) == 3
+    assert len({a["cluster"] for a in resolutions}) == 1
+    holds = {(a["hold"], a["steer"]) for a in resolutions}
+    assert holds == {("c", "a"), ("c", "b"), ("a", "b")}
+
+
+def test_links_are_bounded_to_non_clear_pairs_and_a_few_per_agent():
+    agents = [agent(f"ag{k:02d}", f"pkg{k % 4}/mod{k}/f.py") for k in range(40)]
+    result = radar(airspace(*agents, linksPerAgent=2))
+    non_clear = sum(1 for link in result["links"] if link["level"] != "clear")
+    assert len(result["links"]) <= non_clear + 2 * 40
+    assert len(result["links"]) < 40 * 39 // 2
+    per_agent = {a["agentId"]: 0 for a in agents}
+    for link in result["links"]:
+        per_agent[link["a"]] += 1
+        per_agent[link["b"]] += 1
+    assert min(per_agent.values()) >= 2
+
+
+def test_profile_and_version_travel_with_the_result():
+    result = radar(airspace(agent("a", "x.py"), agent("b", "y.py")))
+    assert result["profile"] == "radar-v1"
+    assert result["scorerVersion"]
+    assert result["generatedAt"] == "2026-09-15T12:00:00.000Z"
