@@ -10,6 +10,7 @@ object of the repository is written; the scratch folder is deleted afterwards.
 from __future__ import annotations
 
 import itertools
+import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -21,8 +22,9 @@ from typing import Any
 from proximity.sources.git._run import GitError, git, git_text
 from proximity.sources.git.workingset import WorkingSet
 
-__all__ = ["Conflict", "DryRun", "dry_run_conflicts"]
+__all__ = ["Conflict", "DryRun", "cannot_conflict", "dry_run_conflicts"]
 
+_MOVED_ASIDE = re.compile(r"~[0-9a-f]{40}$")
 # Fixed identity and time make snapshot ids a pure function of the trees (and keep any user
 # hook or config out of it: commit-tree runs no hooks).
 _SNAPSHOT_ENV = {
@@ -107,7 +109,8 @@ def _merge(cwd: str, scratch: _Scratch, left: str, right: str) -> tuple[str, ...
     if code == 0:
         return ()
     names = out.decode("utf-8", "surrogateescape").split("\0")[1:]
-    return tuple(sorted({n for n in names if n}))
+    # a file/folder clash moves the file aside as "path~<commit id>": report the real path
+    return tuple(sorted({_MOVED_ASIDE.sub("", n) for n in names if n}))
 
 
 def _snapshots(
@@ -129,31 +132,58 @@ def _snapshots(
     return commits, errors
 
 
+def _folders(paths: frozenset[str]) -> set[str]:
+    return {p[:i] for p in paths for i in range(len(p)) if p[i] == "/"}
+
+
+def cannot_conflict(a: WorkingSet, b: WorkingSet) -> bool:
+    """True when git's merge of the two states provably has nothing to conflict on.
+
+    Both forked from the same merge base and share no commit since, so the base of their merge
+    is exactly that commit (common ancestors of the heads are then the merge base's own), and
+    the paths each side changed from it are its working set's. Disjoint paths, with no file of
+    one side being a folder of the other, merge cleanly. Anything else goes to ``merge-tree``.
+    """
+    if a.merge_base != b.merge_base or set(a.commits) & set(b.commits):
+        return False
+    pa, pb = a.touched_paths(), b.touched_paths()
+    return not (pa & pb or pa & _folders(pb) or pb & _folders(pa))
+
+
 def dry_run_conflicts(
     working_sets: Iterable[WorkingSet],
     *,
     pairs: Iterable[tuple[str, str]] | None = None,
+    exhaustive: bool = False,
     max_workers: int = 4,
 ) -> DryRun:
     """Merge every pair of worktree states (or only ``pairs`` of agent ids) without writing.
 
-    Worktrees whose working set already carries an error (deleted folder, missing base) are
-    left out and named in ``errors``. All worktrees must belong to one repository.
+    Pairs that :func:`cannot_conflict` are not merged unless ``exhaustive``; ``pairs_checked``
+    counts the merges run. Worktrees whose working set already carries an error (deleted
+    folder, missing base) are left out and named in ``errors``. All worktrees must belong to
+    one repository.
     """
     given = list(working_sets)
-    sets = [ws for ws in given if ws.merge_base is not None]
+    by_id = {ws.agent_id: ws for ws in given if ws.merge_base is not None}
     skipped = tuple(e for ws in given if ws.merge_base is None for e in ws.errors)
-    if len(sets) < 2:
+    wanted = list(pairs) if pairs is not None else list(itertools.combinations(by_id, 2))
+    todo = [
+        (a, b)
+        for a, b in wanted
+        if a in by_id and b in by_id and (exhaustive or not cannot_conflict(by_id[a], by_id[b]))
+    ]
+    if not todo:
         return DryRun((), 0, skipped)
-    real_objects = str(_abs_git_path(sets[0].path, "objects"))
+    # only worktrees that take part in some merge are snapshotted
+    sets = [by_id[x] for x in dict.fromkeys(x for pair in todo for x in pair)]
     folder = Path(tempfile.mkdtemp(prefix="radar-dryrun-"))
     try:
         (folder / "objects").mkdir()
-        scratch = _Scratch(folder, real_objects)
+        scratch = _Scratch(folder, str(_abs_git_path(sets[0].path, "objects")))
         with ThreadPoolExecutor(max_workers=max_workers) as pool:
             commits, errors = _snapshots(sets, scratch, pool)
-            wanted = list(pairs) if pairs is not None else list(itertools.combinations(commits, 2))
-            todo = [(a, b) for a, b in wanted if a in commits and b in commits]
+            todo = [(a, b) for a, b in todo if a in commits and b in commits]
             found = pool.map(
                 lambda p: _merge(sets[0].path, scratch, commits[p[0]], commits[p[1]]), todo
             )

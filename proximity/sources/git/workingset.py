@@ -79,6 +79,12 @@ class WorkingSet:
     warnings: tuple[str, ...] = ()
     started_at: datetime | None = None
     label: str | None = None
+    commits: tuple[str, ...] = ()
+    """Commits of ``merge_base..head``, newest first."""
+
+    def touched_paths(self) -> frozenset[str]:
+        """Every path the worktree changed since the merge base, old names of renames included."""
+        return frozenset(p for f in self.files for p in (f.path, f.old_path) if p is not None)
 
     def file(self, path: str) -> WorkingFile | None:
         return next((f for f in self.files if f.path == path), None)
@@ -102,21 +108,26 @@ def _mtime(path: Path) -> datetime | None:
     return None
 
 
-def _commit_times(root: Path, merge_base: str, head: str) -> tuple[dict[str, datetime], list[int]]:
-    """Newest commit time per path changed in ``merge_base..head``, and all commit times."""
+def _branch_log(
+    root: Path, merge_base: str, head: str
+) -> tuple[dict[str, datetime], list[int], tuple[str, ...]]:
+    """Newest commit time per path changed in ``merge_base..head``, all commit times and ids."""
     if merge_base == head:
-        return {}, []
-    _, out = git(root, ["log", "-z", "--format=%x01%ct", "--name-only", "--no-renames",
+        return {}, [], ()
+    _, out = git(root, ["log", "-z", "--format=%x01%H %ct", "--name-only", "--no-renames",
                         f"{merge_base}..{head}", "--"])  # fmt: skip
     times: dict[str, datetime] = {}
     stamps: list[int] = []
+    commits: list[str] = []
     for chunk in out.decode("utf-8", "surrogateescape").split("\x01")[1:]:
-        stamp, _, names = chunk.partition("\0")
+        header, _, names = chunk.partition("\0")
+        commit, stamp = header.split(" ")
+        commits.append(commit)
         stamps.append(int(stamp))
         for name in names.lstrip("\n").split("\0"):
             if name and name not in times:  # log is newest first
                 times[name] = datetime.fromtimestamp(int(stamp), tz=UTC)
-    return times, stamps
+    return times, stamps, tuple(commits)
 
 
 def _untracked_file(root: Path, rel: str) -> tuple[WorkingFile, str | None]:
@@ -172,7 +183,7 @@ def _read(worktree: Worktree, base: str) -> WorkingSet:
     head = worktree.head or git_text(root, ["rev-parse", "HEAD"]).strip()
     diffs = parse_raw_patch(git_text(root, [*_DIFF_ARGS, merge_base, "--"]))
     untracked = git_text(root, ["ls-files", "-z", "--others", "--exclude-standard"]).split("\0")
-    times, stamps = _commit_times(root, merge_base, head)
+    times, stamps, commits = _branch_log(root, merge_base, head)
     files = [_tracked_file(d, root, times) for d in diffs]
     errors = []
     for rel in filter(None, untracked):
@@ -187,7 +198,7 @@ def _read(worktree: Worktree, base: str) -> WorkingSet:
         started = min((f.touched_at for f in files if f.touched_at), default=None)
     files.sort(key=lambda f: f.path)
     return WorkingSet(worktree.agent_id, worktree.path, worktree.branch, head, base, merge_base,
-                      tuple(files), tuple(errors), started_at=started)  # fmt: skip
+                      tuple(files), tuple(errors), started_at=started, commits=commits)  # fmt: skip
 
 
 def read_working_set(worktree: Worktree, *, base: str = "main") -> WorkingSet:
