@@ -14,8 +14,8 @@ from proximity.models import Adjudication, OverlapAdvisory, TaskVersion
 from proximity.selectors.adjudications import AUTHORIZED_FIELDS, pair_visible, principal_for_user
 
 __all__ = [
-    "ADJUDICATOR_PERMISSIONS",
     "ADJUDICATORS_GROUP",
+    "ADJUDICATOR_PERMISSIONS",
     "adjudication_record",
     "adjudicators_group_setup",
 ]
