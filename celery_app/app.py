@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from celery import Celery
 
@@ -15,10 +16,23 @@ app.conf.task_routes = {
     "proximity.run_overlap*": {"queue": "overlap"},
 }
 app.conf.task_default_queue = "default"
-app.conf.beat_schedule = {
-    "record-heartbeat": {"task": "proximity.record_heartbeat", "schedule": 60.0},
-    # The outbox sweep: scans requested while the broker was down, or whose message was lost.
-    "sweep-scan-requests": {"task": "proximity.sweep_scan_requests", "schedule": 30.0},
-    "expire-stale-working-sets": {"task": "proximity.expire_stale", "schedule": 60.0},
-}
+
+
+@app.on_after_finalize.connect
+def _beat_schedule(sender: Celery, **kwargs: Any) -> None:
+    """Periodic work, in one place; intervals come from Django settings."""
+    from django.conf import settings
+
+    sender.conf.beat_schedule = {
+        "record-heartbeat": {"task": "proximity.record_heartbeat", "schedule": 60.0},
+        # The outbox sweep: scans requested while the broker was down, or whose message was lost.
+        "sweep-scan-requests": {"task": "proximity.sweep_scan_requests", "schedule": 30.0},
+        "expire-stale-working-sets": {"task": "proximity.expire_stale", "schedule": 60.0},
+        "watch-repositories": {
+            "task": "proximity.watch_repositories",
+            "schedule": float(settings.OVERLAP_WATCH_INTERVAL_SECONDS),
+        },
+    }
+
+
 app.autodiscover_tasks(["proximity"])

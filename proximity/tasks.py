@@ -17,6 +17,7 @@ from proximity.services.heartbeat import heartbeat_record
 from proximity.services.lifecycle import snapshots_expire
 from proximity.services.scan_requests import scan_requests_sweep
 from proximity.services.scans import scan_run
+from proximity.services.watch import repository_watch_tick
 from proximity.services.webhooks import WebhookDeliveryError, message_webhook_deliver
 
 __all__ = [
@@ -25,6 +26,8 @@ __all__ = [
     "record_heartbeat",
     "scan_repository",
     "sweep_scan_requests",
+    "watch_repositories",
+    "watch_repository",
 ]
 
 RETRY = {"autoretry_for": (OperationalError,), "retry_backoff": True, "max_retries": 5}
@@ -64,3 +67,19 @@ def expire_stale(self: Any) -> int:
 def deliver_webhook(self: Any, message_id: int) -> bool:
     # Idempotent: a message already delivered is skipped, so a redelivery sends nothing twice.
     return message_webhook_deliver(message_id=message_id)
+
+
+@shared_task(bind=True, name="proximity.watch_repository", acks_late=True, **RETRY)
+def watch_repository(self: Any, repository_id: int) -> int:
+    # Idempotent: unchanged worktrees produce no new snapshot and the same scan inputs.
+    return repository_watch_tick(repository_id=repository_id).agents
+
+
+@shared_task(bind=True, name="proximity.watch_repositories")
+def watch_repositories(self: Any) -> int:
+    from proximity.models import Repository
+
+    ids = list(Repository.objects.filter(watch=True).exclude(path="").values_list("pk", flat=True))
+    for pk in ids:
+        watch_repository.delay(pk)
+    return len(ids)

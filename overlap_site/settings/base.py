@@ -120,6 +120,17 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("OVERLAP_TASK_SOFT_TIME_LIMIT", 120, minimum=1)
 CELERY_TASK_TIME_LIMIT = env_int("OVERLAP_TASK_TIME_LIMIT", 180, minimum=1)
 
+# Shared cache (import-parse results keyed by blob hash): Redis when configured, else in-process.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "radar",
+    }
+    if REDIS_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "radar"}
+}
+
 # Product tunables.
 OVERLAP_DEFAULT_PROFILE = env_str("OVERLAP_DEFAULT_PROFILE", "radar-v1")
 OVERLAP_SCAN_DEBOUNCE_SECONDS = env_float("OVERLAP_SCAN_DEBOUNCE_SECONDS", 2.0, minimum=0.0)

@@ -77,7 +77,7 @@ def airspace_inputs(
 ) -> AirspaceInputs:
     snapshots = current_snapshots(repository, now)
     graph = repository.graphs.order_by("-created_at").first()
-    conflicts = conflicts or []
+    conflicts = conflicts or (list(repository.watch_conflicts) if repository.watch else [])
     digest = hashlib.sha256(
         json.dumps(
             [[s.pk for s in snapshots], graph.content_hash if graph else None, conflicts],

@@ -64,7 +64,11 @@ def _content_hash(report: WorkingSetReport) -> str:
 
 def _agent_for(principal: Principal | None, report: WorkingSetReport) -> Agent:
     repo = Repository.objects.filter(name=report.repository).first()
-    if repo is None or not can_see(principal, repo.scope, repo.disclosure):
+    # principal None is the trusted internal watcher; every API caller has a principal.
+    visible = repo is not None and (
+        principal is None or can_see(principal, repo.scope, repo.disclosure)
+    )
+    if repo is None or not visible:
         raise NotFoundError("repository")
     # Lock the agent row so concurrent reports from one agent get consecutive versions.
     agent, _ = Agent.objects.select_for_update().get_or_create(

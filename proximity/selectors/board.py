@@ -1,0 +1,263 @@
+"""Reads for the board: the 3D scene of one repository and the kanban's cards, per viewer.
+
+Every read goes through ``repository_list`` / ``advisory_list`` / ``visible_overlap_advisories``,
+which apply ``can_see``; nothing here decides visibility on its own.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+
+from proximity.dashboard.records import (
+    AgentPoint,
+    Card,
+    Coverage,
+    FilePoint,
+    LinkRecord,
+    Scene,
+    SharedFile,
+    TaskCard,
+)
+from proximity.models import (
+    Agent,
+    Principal,
+    ProximityAdvisory,
+    ProximityScan,
+    TriggerMessage,
+    UnknownEmission,
+    WorkingSetSnapshot,
+)
+from proximity.selectors.access import can_see
+from proximity.selectors.adjudications import principal_for_user, visible_overlap_advisories
+from proximity.selectors.advisories import advisory_list, repository_get, repository_list
+from proximity.selectors.airspace import latest_scan
+
+__all__ = [
+    "COLUMNS",
+    "board_cards",
+    "board_repositories",
+    "board_scene",
+    "board_task_cards",
+    "display_band",
+    "principal_for_user",
+]
+
+COLUMNS = ("traffic", "resolution", "acknowledged", "resolved")
+EXCERPT_CHARS = 240
+
+
+def board_repositories(principal: Principal | None) -> list[str]:
+    return [r.name for r in repository_list(principal)]
+
+
+def display_band(level: str, conflict: bool) -> str:
+    if conflict:
+        return "conflict"
+    return {"advisory": "traffic", "traffic": "traffic", "resolution": "resolution"}.get(
+        level, "clear"
+    )
+
+
+def _coverage(repo_id: int, scan: ProximityScan | None, now: datetime) -> Coverage:
+    expired = Agent.objects.filter(repository_id=repo_id).exclude(snapshots__expires_at__gt=now)
+    unknown = tuple(
+        expired.filter(snapshots__isnull=False).distinct().values_list("agent_id", flat=True)
+    )
+    if scan is None:
+        return Coverage(
+            "unknown", "no completed scan yet: proximity is unknown, not clear", unknown
+        )
+    failed = (
+        ProximityScan.objects.filter(repository_id=repo_id, status=ProximityScan.Status.FAILED)
+        .filter(finished_at__gt=scan.finished_at)
+        .first()
+    )
+    if failed is not None:
+        return Coverage("degraded", f"the last scan failed ({failed.error[:120]})", unknown)
+    if unknown:
+        return Coverage("degraded", f"{len(unknown)} agent report(s) expired: unknown", unknown)
+    return Coverage("ok")
+
+
+def _pair_roles(repo_id: int) -> dict[tuple[str, str], tuple[str | None, str | None]]:
+    rows = ProximityAdvisory.objects.filter(
+        repository_id=repo_id, state__in=("open", "acknowledged")
+    ).values_list("agent_a__agent_id", "agent_b__agent_id", "steer__agent_id", "hold__agent_id")
+    return {(a, b): (steer, hold) for a, b, steer, hold in rows}
+
+
+def _links(result: dict[str, Any], roles: dict[tuple[str, str], Any]) -> list[LinkRecord]:
+    out = []
+    for link in result.get("links", []):
+        a, b = sorted((link["a"], link["b"]))
+        steer, hold = roles.get((a, b), (None, None))
+        band = display_band(link["level"], bool(link.get("conflict")))
+        out.append(
+            LinkRecord(a, b, float(link["risk"]), band, link.get("channels", {}), steer, hold)
+        )
+    return out
+
+
+def board_scene(
+    principal: Principal | None, repository: str, *, since: datetime | None = None
+) -> Scene | None:
+    """The latest scan of a visible repository as plain records; ``None`` when not visible."""
+    repo = repository_get(principal, repository)
+    if repo is None:
+        return None
+    now = timezone.now()
+    scan = latest_scan(repo)
+    result = scan.result if scan else {}
+    labels = dict(Agent.objects.filter(repository=repo).values_list("agent_id", "label"))
+    recent = None
+    if since is not None:
+        recent = set(
+            Agent.objects.filter(repository=repo, last_report_at__gte=since).values_list(
+                "agent_id", flat=True
+            )
+        )
+    agents = [
+        AgentPoint(p["agentId"], labels.get(p["agentId"], ""), *p["position"][:3], p["fileCount"])
+        for p in result.get("positions", [])
+        if recent is None or p["agentId"] in recent
+    ]
+    files = [FilePoint(path, *xyz[:3]) for path, xyz in result.get("fileCoordinates", {}).items()]
+    snaps = WorkingSetSnapshot.objects.filter(pk__in=scan.snapshot_ids if scan else [])
+    agent_files = {
+        agent_id: [f["path"] for f in entries]
+        for agent_id, entries in snaps.values_list("agent__agent_id", "files")
+    }
+    return Scene(
+        repository=repo.name,
+        agents=agents,
+        files=files,
+        links=_links(result, _pair_roles(repo.pk)),
+        agent_files=agent_files,
+        coverage=_coverage(repo.pk, scan, now),
+        generated_at=result.get("generatedAt", ""),
+    )
+
+
+def _column(a: ProximityAdvisory) -> str:
+    if a.state == ProximityAdvisory.State.OPEN:
+        return "resolution" if a.band == ProximityAdvisory.Band.RESOLUTION else "traffic"
+    return a.state
+
+
+def _shared(detail: dict[str, Any]) -> list[SharedFile]:
+    return [
+        SharedFile(
+            f["path"],
+            f["a"].get("lines", []),
+            f["b"].get("lines", []),
+            (f["a"].get("excerpt") or "")[:EXCERPT_CHARS],
+            (f["b"].get("excerpt") or "")[:EXCERPT_CHARS],
+        )
+        for f in detail.get("sharedFiles", [])[:5]
+    ]
+
+
+def _told(advisory_ids: list[int]) -> dict[int, dict[str, str]]:
+    told: dict[int, dict[str, str]] = {}
+    rows = TriggerMessage.objects.filter(advisory_id__in=advisory_ids).order_by("created_at", "pk")
+    for adv, to, content in rows.values_list("advisory_id", "to_agent__agent_id", "content"):
+        told.setdefault(adv, {})[to] = content  # the latest message per recipient wins
+    return told
+
+
+def _intent(entries: list[Any] | None) -> list[str]:
+    return [str(i.get("path", i)) if isinstance(i, dict) else str(i) for i in entries or []]
+
+
+def _card(a: ProximityAdvisory, told: dict[str, str]) -> Card:
+    detail = a.detail or {}
+    return Card(
+        id=a.pk,
+        column=_column(a),
+        band=display_band(a.band, a.conflict),
+        agent_a=a.agent_a.agent_id,
+        agent_b=a.agent_b.agent_id,
+        task_a=a.agent_a.label,
+        task_b=a.agent_b.label,
+        intent_a=_intent(detail.get("intentA")),
+        intent_b=_intent(detail.get("intentB")),
+        files=_shared(detail),
+        channels=a.channels,
+        risk=a.risk,
+        trend=a.trend,
+        state=a.state,
+        hold=a.hold.agent_id if a.hold else None,
+        steer=a.steer.agent_id if a.steer else None,
+        told=told,
+        open_url=reverse("admin:proximity_proximityadvisory_change", args=[a.pk]),
+    )
+
+
+def board_cards(
+    principal: Principal | None,
+    *,
+    repository: str | None = None,
+    bands: tuple[str, ...] | list[str] | None = None,
+    agent: str | None = None,
+    since: datetime | None = None,
+    limit: int = 30,
+) -> dict[str, tuple[int, list[Card]]]:
+    """Cards per column, each column capped at ``limit``, with the column's full count."""
+    rows = advisory_list(principal, repository=repository, agent=agent, since=since)
+    rows = rows.filter(state__in=["open", "acknowledged", "resolved"])
+    out: dict[str, tuple[int, list[Card]]] = {}
+    for column in COLUMNS:
+        if column in ("traffic", "resolution"):
+            sel = rows.filter(state="open", band=column)
+        else:
+            sel = rows.filter(state=column)
+        if bands is not None:
+            keep = Q(conflict=True) if "conflict" in bands else Q(pk__in=[])
+            plain = [b for b in ("traffic", "resolution") if b in bands]
+            sel = sel.filter(keep | Q(conflict=False, band__in=plain))
+        page = list(sel[:limit])
+        told = _told([a.pk for a in page])
+        out[column] = (sel.count(), [_card(a, told.get(a.pk, {})) for a in page])
+    return out
+
+
+def board_task_cards(principal: Principal | None, *, limit: int = 30) -> tuple[int, list[TaskCard]]:
+    """Overlap pairs awaiting adjudication plus explicit unknowns, newest first."""
+    rows = visible_overlap_advisories(principal).order_by("-created_at", "-pk")
+    cards = [
+        TaskCard(
+            id=r.pk,
+            task_a=str(r.version_a),
+            task_b=str(r.version_b),
+            objective_a=r.version_a.objective[:200],
+            objective_b=r.version_b.objective[:200],
+            coverage=r.coverage or "unknown",
+            stale=not (r.version_a.is_current and r.version_b.is_current),
+            open_url=reverse("admin:proximity_overlapadvisory_label", args=[r.pk]),
+        )
+        for r in rows[:limit]
+    ]
+    cards += _unknown_cards(principal, limit)
+    return rows.count(), cards
+
+
+def _unknown_cards(principal: Principal | None, limit: int) -> list[TaskCard]:
+    rows = UnknownEmission.objects.select_related("version__record").order_by("-created_at")
+    return [
+        TaskCard(
+            id=-u.pk,
+            task_a=str(u.version),
+            task_b="",
+            objective_a=u.version.objective[:200],
+            objective_b="",
+            coverage="unknown",
+            unknown_reason=f"{u.reason}: {u.detail}"[:200],
+        )
+        for u in rows[:limit]
+        if can_see(principal, u.version.scope, u.version.disclosure)
+    ]

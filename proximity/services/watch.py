@@ -1,0 +1,98 @@
+"""Watched repositories: read every worktree, store working sets, graph and conflicts, rescan."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.utils import timezone
+
+from proximity.models import DependencyGraphSnapshot, Repository, WorkingSetSnapshot
+from proximity.services.parse_cache import DjangoParseCache
+from proximity.services.scan_requests import scan_request
+from proximity.services.working_sets import WorkingSetReport, working_set_report
+from proximity.sources.diff_excerpts import diff_excerpts
+from proximity.sources.git import GitError
+from proximity.sources.git.airspace import RepoAirspace, read_repository_airspace
+
+__all__ = ["WatchOutcome", "repository_watch_tick"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class WatchOutcome:
+    agents: int
+    edges: int
+    conflicts: int
+    problems: tuple[str, ...]
+
+
+def _store_graph(repo: Repository, airspace: RepoAirspace) -> int:
+    if airspace.graph is None:
+        return 0
+    adjacency = airspace.graph.to_json()["adjacency"]
+    digest = hashlib.sha256(json.dumps(adjacency, sort_keys=True).encode()).hexdigest()
+    edges = sum(len(v) for v in adjacency.values())
+    DependencyGraphSnapshot.objects.get_or_create(
+        repository=repo,
+        content_hash=digest,
+        defaults={"adjacency": adjacency, "file_count": len(adjacency), "edge_count": edges},
+    )
+    return edges
+
+
+def _shared_paths(airspace: RepoAirspace) -> set[str]:
+    counts = Counter(f.path for ws in airspace.working_sets for f in ws.files)
+    return {path for path, n in counts.items() if n > 1}
+
+
+def _report_all(repo: Repository, airspace: RepoAirspace, now: datetime) -> int:
+    shared = _shared_paths(airspace)
+    readable = [ws for ws in airspace.working_sets if ws.merge_base is not None]
+    for ws in readable:
+        agent = ws.to_agent_json()
+        excerpts = diff_excerpts(ws.path, ws.merge_base or "", shared & {f.path for f in ws.files})
+        for entry in agent["files"]:
+            if entry["path"] in excerpts:
+                entry["excerpt"] = excerpts[entry["path"]]
+        report = WorkingSetReport(
+            repo.name,
+            ws.agent_id,
+            agent["files"],
+            [],
+            label=agent["label"],
+            started_at=ws.started_at,
+        )
+        # principal=None: the watcher is a trusted internal reader of a configured repository.
+        working_set_report(
+            principal=None, report=report, source=WorkingSetSnapshot.Source.WATCH, now=now
+        )
+    return len(readable)
+
+
+def repository_watch_tick(*, repository_id: int, now: datetime | None = None) -> WatchOutcome:
+    """Read the repository's worktrees now; idempotent (unchanged worktrees store nothing new)."""
+    now = now or timezone.now()
+    repo = Repository.objects.get(pk=repository_id)
+    try:
+        airspace = read_repository_airspace(
+            repo.path, base=repo.base_branch, cache=DjangoParseCache()
+        )
+    except GitError as exc:
+        log.warning("watch of %s failed: %s", repo.name, exc)
+        return WatchOutcome(0, 0, 0, (str(exc),))
+    edges = _store_graph(repo, airspace)
+    conflicts = airspace.dry_run.to_options() if airspace.dry_run is not None else []
+    if conflicts != repo.watch_conflicts:
+        repo.watch_conflicts = conflicts
+        repo.save(update_fields=["watch_conflicts"])
+    agents = _report_all(repo, airspace, now)
+    scan_request(repository_id=repo.pk, now=now)
+    for problem in airspace.problems:
+        log.warning("watch of %s: %s", repo.name, problem)
+    return WatchOutcome(agents, edges, len(conflicts), airspace.problems)

@@ -1,0 +1,59 @@
+"""Short excerpts of a worktree's diff for chosen files: what the other agent actually changed."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+
+__all__ = ["diff_excerpts"]
+
+_MAX_LINES = 8
+_MAX_CHARS = 600
+
+
+def _split_by_file(text: str) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith("diff --git "):
+            current = None
+        elif line.startswith("+++ "):
+            name = line[4:].removeprefix("b/")
+            current = out.setdefault(name, []) if name != "/dev/null" else None
+        elif current is not None and line[:1] in {"+", "-", "@"} and not line.startswith("---"):
+            current.append(line)
+    return out
+
+
+def diff_excerpts(worktree: str | Path, merge_base: str, paths: Iterable[str]) -> dict[str, str]:
+    """``{path: first changed lines}`` of the working tree against ``merge_base`` (read-only)."""
+    wanted = sorted(set(paths))
+    if not wanted:
+        return {}
+    result = subprocess.run(
+        [
+            "git",
+            "-C",
+            str(worktree),
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "-U0",
+            merge_base,
+            "--",
+            *wanted,
+        ],
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=30,
+        check=False,
+    )
+    if result.returncode != 0:
+        return {}
+    return {
+        path: "\n".join(lines[:_MAX_LINES])[:_MAX_CHARS]
+        for path, lines in _split_by_file(result.stdout).items()
+        if path in wanted
+    }
