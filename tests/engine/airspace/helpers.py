@@ -28,5 +28,6 @@ def airspace(
 def pair_link(result: dict[str, Any], a: str, b: str) -> dict[str, Any]:
     for link in result["links"]:
         if {link["a"], link["b"]} == {a, b}:
-            return link
+            found: dict[str, Any] = link
+            return found
     raise AssertionError(f"no link between {a} and {b}")

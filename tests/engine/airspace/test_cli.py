@@ -25,7 +25,7 @@ def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_scan_reads_stdin_and_writes_the_reference_shape():
+def test_scan_reads_stdin_and_writes_the_reference_shape() -> None:
     data = airspace(agent("a", "src/x.js"), agent("b", "src/x.js"))
     done = run("scan", "--profile", "ecc-v0", stdin=json.dumps(data))
     assert done.returncode == 0, done.stderr
@@ -43,7 +43,7 @@ def test_scan_reads_stdin_and_writes_the_reference_shape():
     assert result["counts"] == {"agents": 2, "advisories": 1, "resolutions": 1}
 
 
-def test_jsonl_scores_one_airspace_per_line_with_shared_graphs(tmp_path):
+def test_jsonl_scores_one_airspace_per_line_with_shared_graphs(tmp_path: Path) -> None:
     graphs = tmp_path / "graphs.jsonl"
     graphs.write_text(json.dumps({"id": "repo", "adjacency": {"a.js": ["b.js"]}}) + "\n")
     lines = []
@@ -89,7 +89,7 @@ def test_jsonl_scores_one_airspace_per_line_with_shared_graphs(tmp_path):
         ),
     ],
 )
-def test_bad_input_exits_2_naming_the_field_and_writes_nothing(payload, field):
+def test_bad_input_exits_2_naming_the_field_and_writes_nothing(payload: str, field: str) -> None:
     done = run("scan", stdin=payload)
     assert done.returncode == 2
     assert done.stdout == ""
@@ -97,19 +97,19 @@ def test_bad_input_exits_2_naming_the_field_and_writes_nothing(payload, field):
     assert field in done.stderr
 
 
-def test_one_bad_line_in_jsonl_writes_nothing_at_all():
+def test_one_bad_line_in_jsonl_writes_nothing_at_all() -> None:
     good = json.dumps(airspace(agent("a", "x.js")))
     done = run("scan", "--jsonl", stdin=good + "\n" + json.dumps({"agents": [{}]}) + "\n")
     assert (done.returncode, done.stdout) == (2, "")
     assert "line 2" in done.stderr
 
 
-def test_trail_subcommand_is_dispatched_to_trail_cli():
+def test_trail_subcommand_is_dispatched_to_trail_cli() -> None:
     # trail_cli.py belongs to another helper; its own usage line proves the dispatch happened.
     done = run("trail")
     assert "not available" not in done.stderr
     assert "trail" in done.stderr + done.stdout
 
 
-def test_unknown_command_exits_2():
+def test_unknown_command_exits_2() -> None:
     assert run("fly").returncode == 2

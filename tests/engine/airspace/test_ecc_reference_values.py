@@ -7,6 +7,7 @@ documented examples). Every scan case runs on both engines (fast and per-pair).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ from tests.engine.airspace.helpers import agent, airspace, pair_link
 ENGINES = ["fast", "reference"]
 
 
-def ecc(data: dict, engine: str) -> dict:
+def ecc(data: dict[str, Any], engine: str) -> dict[str, Any]:
     return scan(data, profile="ecc-v0", engine=engine)
 
 
@@ -36,12 +37,16 @@ def ecc(data: dict, engine: str) -> dict:
         (None, [[3, 4]], 1.0),
     ],
 )
-def test_line_range_overlap_matches_reference_examples(a, b, expected):
-    assert line_range_overlap(a, b) == pytest.approx(expected, abs=1e-12)
+def test_line_range_overlap_matches_reference_examples(a: Any, b: Any, expected: float) -> None:
+    assert line_range_overlap(_pairs(a), _pairs(b)) == pytest.approx(expected, abs=1e-12)
 
 
-def test_line_range_overlap_handles_a_million_lines_without_materialising():
-    assert line_range_overlap([[1, 10**9]], [[10**9 - 9, 10**9 + 10]]) == 0.5
+def _pairs(ranges: list[list[int]] | None) -> list[tuple[int, int]] | None:
+    return None if ranges is None else [(s, e) for s, e in ranges]
+
+
+def test_line_range_overlap_handles_a_million_lines_without_materialising() -> None:
+    assert line_range_overlap([(1, 10**9)], [(10**9 - 9, 10**9 + 10)]) == 0.5
 
 
 @pytest.mark.parametrize(
@@ -55,18 +60,18 @@ def test_line_range_overlap_handles_a_million_lines_without_materialising():
         ("a/b", "a/b/c", 0.2),
     ],
 )
-def test_tree_distance_matches_documented_values(p, q, expected):
+def test_tree_distance_matches_documented_values(p: str, q: str, expected: float) -> None:
     assert tree_distance(p, q) == pytest.approx(expected, abs=1e-12)
 
 
-def test_tree_distance_orders_siblings_cousins_disjoint():
+def test_tree_distance_orders_siblings_cousins_disjoint() -> None:
     sibling = tree_distance("src/api/a.js", "src/api/b.js")
     cousin = tree_distance("src/api/a.js", "src/ui/b.js")
     disjoint = tree_distance("src/api/a.js", "docs/guide.md")
     assert 0 <= sibling < cousin < disjoint <= 1
 
 
-def test_graph_distance_direct_two_hops_unreachable_and_cap():
+def test_graph_distance_direct_two_hops_unreachable_and_cap() -> None:
     chain = {f"n{k}": [f"n{k + 1}"] for k in range(8)}
     assert graph_distance(chain, "n0", "n1") == 1
     assert graph_distance(chain, "n0", "n2") == 2
@@ -84,13 +89,15 @@ def test_graph_distance_direct_two_hops_unreachable_and_cap():
         ({"a.js": ["c.js"], "b.js": ["c.js"]}, 0.0),
     ],
 )
-def test_dependency_alone_gives_documented_risk(graph, expected):
+def test_dependency_alone_gives_documented_risk(
+    graph: dict[str, list[str]], expected: float
+) -> None:
     # Root-level files have tree distance 1, so only the dependency channel speaks.
     assert collision_risk_paths(["a.js"], ["b.js"], graph) == pytest.approx(expected, abs=1e-12)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_same_file_whole_file_edits_give_full_risk(engine):
+def test_same_file_whole_file_edits_give_full_risk(engine: str) -> None:
     result = ecc(airspace(agent("a", "src/users.js"), agent("b", "src/users.js")), engine)
     link = pair_link(result, "a", "b")
     assert link["risk"] == 1.0
@@ -98,7 +105,7 @@ def test_same_file_whole_file_edits_give_full_risk(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_overlap_point_six_in_same_file_is_exactly_resolution(engine):
+def test_overlap_point_six_in_same_file_is_exactly_resolution(engine: str) -> None:
     data = airspace(
         agent("a", {"path": "src/users.js", "lines": [[1, 10]]}),
         agent("b", {"path": "src/users.js", "lines": [[5, 14]]}),
@@ -109,7 +116,7 @@ def test_overlap_point_six_in_same_file_is_exactly_resolution(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_same_file_disjoint_lines_score_the_tree_channel_only(engine):
+def test_same_file_disjoint_lines_score_the_tree_channel_only(engine: str) -> None:
     data = airspace(
         agent("a", {"path": "src/users.js", "lines": [[1, 20]]}),
         agent("b", {"path": "src/users.js", "lines": [[500, 540]]}),
@@ -125,8 +132,12 @@ def test_same_file_disjoint_lines_score_the_tree_channel_only(engine):
     [([[1, 50]], [[5, 55]], True, None), ([[1, 120]], [[30, 70]], True, "advisory")],
 )
 def test_overlapping_ranges_in_one_file_are_high_risk(
-    engine, lines_a, lines_b, above_half, level_not
-):
+    engine: str,
+    lines_a: list[list[int]],
+    lines_b: list[list[int]],
+    above_half: bool,
+    level_not: str | None,
+) -> None:
     data = airspace(
         agent("a", {"path": "src/api/users.js", "lines": lines_a}),
         agent("b", {"path": "src/api/users.js", "lines": lines_b}),
@@ -137,7 +148,7 @@ def test_overlapping_ranges_in_one_file_are_high_risk(
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_far_apart_files_are_clear(engine):
+def test_far_apart_files_are_clear(engine: str) -> None:
     data = airspace(agent("a", "src/api/users.js"), agent("b", "docs/guide.md"))
     link = pair_link(ecc(data, engine), "a", "b")
     assert link["risk"] < 0.35
@@ -145,7 +156,7 @@ def test_far_apart_files_are_clear(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_dependency_edge_couples_more_than_none(engine):
+def test_dependency_edge_couples_more_than_none(engine: str) -> None:
     graph = {"src/api/users.js": ["lib/db/pool.js"]}
     coupled = ecc(
         airspace(agent("a", "src/api/users.js"), agent("b", "lib/db/pool.js"), graph=graph), engine
@@ -157,7 +168,7 @@ def test_dependency_edge_couples_more_than_none(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_lead_with_more_files_holds_and_worker_steers(engine):
+def test_lead_with_more_files_holds_and_worker_steers(engine: str) -> None:
     lead = agent(
         "lead",
         {"path": "src/api/users.js", "lines": [[1, 80]]},
@@ -178,7 +189,7 @@ def test_lead_with_more_files_holds_and_worker_steers(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_later_start_steers_when_progress_ties(engine):
+def test_later_start_steers_when_progress_ties(engine: str) -> None:
     data = airspace(
         agent("worker-kb", "src/api/users.js", started="2026-09-15T11:30:00Z"),
         agent("lead-hermes", "src/api/users.js", started="2026-09-15T11:00:00Z"),
@@ -191,7 +202,7 @@ def test_later_start_steers_when_progress_ties(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_scan_counts_orders_and_omits_the_clear_agent(engine):
+def test_scan_counts_orders_and_omits_the_clear_agent(engine: str) -> None:
     data = airspace(
         agent("a", {"path": "src/api/users.js", "lines": [[1, 50]]}),
         agent("b", {"path": "src/api/users.js", "lines": [[1, 50]]}),
@@ -211,7 +222,7 @@ def test_scan_counts_orders_and_omits_the_clear_agent(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_intent_is_ignored_by_ecc_v0(engine):
+def test_intent_is_ignored_by_ecc_v0(engine: str) -> None:
     data = airspace(
         agent("a", intent=["src/shared.js"]),
         agent("b", intent=["src/shared.js"]),
@@ -219,22 +230,21 @@ def test_intent_is_ignored_by_ecc_v0(engine):
     assert pair_link(ecc(data, engine), "a", "b")["risk"] == 0.0
 
 
-def test_sibling_agents_sit_closer_than_a_docs_agent():
+def test_sibling_agents_sit_closer_than_a_docs_agent() -> None:
     data = airspace(
         agent("a", "src/api/users.js"), agent("b", "src/api/auth.js"), agent("c", "docs/guide.md")
     )
     pos = {p["agentId"]: p["position"] for p in ecc(data, "fast")["positions"]}
-    dist = lambda x, y: math.dist(pos[x], pos[y])  # noqa: E731
-    assert dist("a", "b") < dist("a", "c")
+    assert math.dist(pos["a"], pos["b"]) < math.dist(pos["a"], pos["c"])
 
 
-def test_closure_rate_sign_and_zero_interval():
+def test_closure_rate_sign_and_zero_interval() -> None:
     assert closure_rate(0.2, 0.5, 1000) > 0
     assert closure_rate(0.6, 0.3, 1000) < 0
     assert closure_rate(0.2, 0.5, 0) == pytest.approx(300.0)
 
 
-def test_traffic_advisory_asks_both_agents_to_transmit():
+def test_traffic_advisory_asks_both_agents_to_transmit() -> None:
     graph = {"a.js": ["m.js"], "m.js": ["b.js"]}
     result = ecc(airspace(agent("a", "a.js"), agent("b", "b.js"), graph=graph), "fast")
     triggers = build_triggers(result["advisories"])

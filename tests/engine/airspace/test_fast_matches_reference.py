@@ -8,10 +8,11 @@ import pytest
 from proximity.engine.airspace import parse_airspace, scan
 from proximity.engine.airspace.profiles import PROFILES, resolve
 from proximity.engine.airspace.scorers import score
+from proximity.engine.airspace.table import PairTable
 from tests.engine.airspace.randomworld import NOW_MS, random_airspace
 
 
-def _dense(table, n):
+def _dense(table: PairTable, n: int) -> np.ndarray:
     out = np.zeros((n, n, table.channels.shape[1]))
     out[table.i, table.j] = table.channels
     return out
@@ -19,7 +20,7 @@ def _dense(table, n):
 
 @pytest.mark.parametrize("profile", sorted(PROFILES))
 @pytest.mark.parametrize("seed", range(25))
-def test_fast_channels_equal_reference_channels(profile, seed):
+def test_fast_channels_equal_reference_channels(profile: str, seed: int) -> None:
     parsed = parse_airspace(random_airspace(seed))
     settings = resolve(PROFILES[profile], parsed.options)
     fast = score(parsed, settings, NOW_MS, engine="fast")
@@ -30,14 +31,14 @@ def test_fast_channels_equal_reference_channels(profile, seed):
 
 @pytest.mark.parametrize("profile", sorted(PROFILES))
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_fast_scan_output_equals_reference_scan_output(profile, seed):
+def test_fast_scan_output_equals_reference_scan_output(profile: str, seed: int) -> None:
     data = random_airspace(seed, n_agents=8)
     assert scan(data, profile=profile, engine="fast") == scan(
         data, profile=profile, engine="reference"
     )
 
 
-def test_bench_world_ten_agents_match_the_published_counts():
+def test_bench_world_ten_agents_match_the_published_counts() -> None:
     from bench.world import build_agents, build_world
 
     world = build_world()

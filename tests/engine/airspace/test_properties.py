@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 from hypothesis import given, settings
@@ -18,7 +19,7 @@ profiles = st.sampled_from(sorted(PROFILES))
 unit = st.floats(min_value=0, max_value=1)
 
 
-def _distinct_paths(data: dict) -> dict:
+def _distinct_paths(data: dict[str, Any]) -> dict[str, Any]:
     # With a path listed twice, ecc-v0's overlap is asymmetric by design (B's last entry wins).
     for member in data["agents"]:
         member["files"] = list({f["path"]: f for f in member["files"]}.values())
@@ -27,7 +28,7 @@ def _distinct_paths(data: dict) -> dict:
 
 @settings(max_examples=50, deadline=None)
 @given(seed=seeds, profile=profiles)
-def test_risk_is_in_unit_interval_and_bands_follow_thresholds(seed, profile):
+def test_risk_is_in_unit_interval_and_bands_follow_thresholds(seed: int, profile: str) -> None:
     result = scan(random_airspace(seed), profile=profile)
     for link in result["links"]:
         assert 0.0 <= link["risk"] <= 1.0
@@ -36,15 +37,18 @@ def test_risk_is_in_unit_interval_and_bands_follow_thresholds(seed, profile):
         assert link["distance"] == max(0.0, min(1.0, 1.0 - link["risk"]))
 
 
+def _risks(result: dict[str, Any]) -> dict[frozenset[str], float]:
+    return {frozenset((x["a"], x["b"])): x["risk"] for x in result["links"]}
+
+
 @settings(max_examples=50, deadline=None)
 @given(seed=seeds, profile=profiles)
-def test_risk_is_symmetric_in_the_two_agents(seed, profile):
+def test_risk_is_symmetric_in_the_two_agents(seed: int, profile: str) -> None:
     data = _distinct_paths(random_airspace(seed, n_agents=4))
     forward = scan(data, profile=profile)
     data["agents"].reverse()
     backward = scan(data, profile=profile)
-    risk = lambda r: {frozenset((x["a"], x["b"])): x["risk"] for x in r["links"]}  # noqa: E731
-    left, right = risk(forward), risk(backward)
+    left, right = _risks(forward), _risks(backward)
     assert left.keys() == right.keys()
     for key, value in left.items():
         assert abs(value - right[key]) <= 1e-12
@@ -57,7 +61,9 @@ def test_risk_is_symmetric_in_the_two_agents(seed, profile):
     k=st.integers(min_value=0, max_value=5),
     bump=unit,
 )
-def test_noisy_or_is_monotone_in_each_channel(weights, values, k, bump):
+def test_noisy_or_is_monotone_in_each_channel(
+    weights: list[float], values: list[float], k: int, bump: float
+) -> None:
     values = values[: len(weights)]
     k %= len(weights)
     raised = list(values)
@@ -67,7 +73,7 @@ def test_noisy_or_is_monotone_in_each_channel(weights, values, k, bump):
 
 @settings(max_examples=50, deadline=None)
 @given(seed=seeds, profile=profiles)
-def test_output_is_deterministic_and_sorted(seed, profile):
+def test_output_is_deterministic_and_sorted(seed: int, profile: str) -> None:
     data = random_airspace(seed)
     first, second = scan(data, profile=profile), scan(data, profile=profile)
     assert first == second
@@ -77,7 +83,7 @@ def test_output_is_deterministic_and_sorted(seed, profile):
 
 @settings(max_examples=50, deadline=None)
 @given(seed=seeds)
-def test_raising_a_weight_never_lowers_ecc_risk(seed):
+def test_raising_a_weight_never_lowers_ecc_risk(seed: int) -> None:
     rng = random.Random(seed)
     data = _distinct_paths(random_airspace(seed, n_agents=3))
     files = [f for member in data["agents"] for f in member["files"]]
@@ -92,7 +98,7 @@ def test_raising_a_weight_never_lowers_ecc_risk(seed):
         assert link["risk"] >= old[(link["a"], link["b"])] - 1e-12
 
 
-def test_hilbert_curve_steps_between_neighbouring_cells():
+def test_hilbert_curve_steps_between_neighbouring_cells() -> None:
     points = hilbert_points(np.arange(512, dtype=np.int64), 3)
     steps = np.abs(np.diff(points, axis=0)).sum(axis=1)
     assert set(steps.tolist()) == {1}

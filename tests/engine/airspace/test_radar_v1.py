@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from proximity.engine.airspace import build_triggers, scan
@@ -10,16 +12,17 @@ from tests.engine.airspace.helpers import agent, airspace, pair_link
 ENGINES = ["fast", "reference"]
 
 
-def radar(data: dict, engine: str = "fast") -> dict:
+def radar(data: dict[str, Any], engine: str = "fast") -> dict[str, Any]:
     return scan(data, engine=engine)
 
 
-def channels(data: dict, engine: str, a: str = "a", b: str = "b") -> dict:
-    return pair_link(radar(data, engine), a, b)["channels"]
+def channels(data: dict[str, Any], engine: str, a: str = "a", b: str = "b") -> dict[str, float]:
+    got: dict[str, float] = pair_link(radar(data, engine), a, b)["channels"]
+    return got
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_base_side_hunks_overlap_even_when_new_side_lines_drifted(engine):
+def test_base_side_hunks_overlap_even_when_new_side_lines_drifted(engine: str) -> None:
     # Both agents edit base lines 100-109; agent b inserted 50 lines above first.
     data = airspace(
         agent("a", {"path": "src/x.py", "lines": [[100, 109]], "baseHunks": [[100, 10]]}),
@@ -30,7 +33,7 @@ def test_base_side_hunks_overlap_even_when_new_side_lines_drifted(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_abutting_hunks_score_adjacency_not_overlap(engine):
+def test_abutting_hunks_score_adjacency_not_overlap(engine: str) -> None:
     data = airspace(
         agent("a", {"path": "src/x.py", "baseHunks": [[10, 5]]}),
         agent("b", {"path": "src/x.py", "baseHunks": [[15, 3]]}),
@@ -40,7 +43,7 @@ def test_abutting_hunks_score_adjacency_not_overlap(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_insertions_at_the_same_point_overlap(engine):
+def test_insertions_at_the_same_point_overlap(engine: str) -> None:
     data = airspace(
         agent("a", {"path": "src/x.py", "baseHunks": [[20, 0]]}),
         agent("b", {"path": "src/x.py", "baseHunks": [[20, 0]]}),
@@ -49,7 +52,7 @@ def test_insertions_at_the_same_point_overlap(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_deleted_file_is_kept_as_a_whole_file_change(engine):
+def test_deleted_file_is_kept_as_a_whole_file_change(engine: str) -> None:
     data = airspace(
         agent("a", {"path": "src/old.py", "status": "D"}),
         agent("b", {"path": "src/old.py", "baseHunks": [[3, 1]]}),
@@ -58,7 +61,7 @@ def test_deleted_file_is_kept_as_a_whole_file_change(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_rename_is_compared_under_its_old_path(engine):
+def test_rename_is_compared_under_its_old_path(engine: str) -> None:
     data = airspace(
         agent(
             "a",
@@ -70,14 +73,14 @@ def test_rename_is_compared_under_its_old_path(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_shared_dependency_couples_two_importers(engine):
+def test_shared_dependency_couples_two_importers(engine: str) -> None:
     graph = {"app/a.py": ["core/c.py"], "web/b.py": ["core/c.py"]}
     data = airspace(agent("a", "app/a.py"), agent("b", "web/b.py"), graph=graph)
     assert channels(data, engine)["dependency"] == 0.5
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_dependency_reaches_through_untouched_files_within_the_cap(engine):
+def test_dependency_reaches_through_untouched_files_within_the_cap(engine: str) -> None:
     graph = {"app/a.py": ["mid/m.py"], "mid/m.py": ["web/b.py"]}
     data = airspace(agent("a", "app/a.py"), agent("b", "web/b.py"), graph=graph)
     assert channels(data, engine)["dependency"] == 0.5
@@ -86,7 +89,7 @@ def test_dependency_reaches_through_untouched_files_within_the_cap(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_direct_import_alone_is_a_traffic_advisory_not_a_resolution(engine):
+def test_direct_import_alone_is_a_traffic_advisory_not_a_resolution(engine: str) -> None:
     data = airspace(
         agent("a", "app/a.py"), agent("b", "web/b.py"), graph={"app/a.py": ["web/b.py"]}
     )
@@ -94,7 +97,7 @@ def test_direct_import_alone_is_a_traffic_advisory_not_a_resolution(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_recency_decays_toward_the_floor(engine):
+def test_recency_decays_toward_the_floor(engine: str) -> None:
     def overlap(touched: str) -> float:
         data = airspace(
             agent("a", {"path": "src/x.py", "touchedAt": touched}),
@@ -109,7 +112,7 @@ def test_recency_decays_toward_the_floor(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_intent_on_a_folder_meets_the_other_agents_file_until_it_expires(engine):
+def test_intent_on_a_folder_meets_the_other_agents_file_until_it_expires(engine: str) -> None:
     live = airspace(
         agent("a", intent=[{"path": "src/api", "expiresAt": "2026-09-15T13:00:00Z"}]),
         agent("b", "src/api/users.py"),
@@ -124,7 +127,7 @@ def test_intent_on_a_folder_meets_the_other_agents_file_until_it_expires(engine)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_same_file_disjoint_lines_count_the_tree_as_siblings_only(engine):
+def test_same_file_disjoint_lines_count_the_tree_as_siblings_only(engine: str) -> None:
     data = airspace(
         agent("a", {"path": "src/api/users.py", "baseHunks": [[1, 20]]}),
         agent("b", {"path": "src/api/users.py", "baseHunks": [[500, 40]]}),
@@ -135,7 +138,7 @@ def test_same_file_disjoint_lines_count_the_tree_as_siblings_only(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_supplied_conflict_forces_a_resolution_marked_conflict(engine):
+def test_supplied_conflict_forces_a_resolution_marked_conflict(engine: str) -> None:
     data = airspace(
         agent("a", "docs/a.md"),
         agent("b", "tools/b.sh"),
@@ -148,7 +151,7 @@ def test_supplied_conflict_forces_a_resolution_marked_conflict(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_rising_traffic_advisory_escalates_with_steer_and_hold(engine):
+def test_rising_traffic_advisory_escalates_with_steer_and_hold(engine: str) -> None:
     base = (agent("a", "app/a.py"), agent("b", "web/b.py"))
     graph = {"app/a.py": ["web/b.py"]}
     rising = airspace(*base, graph=graph, history={"a|b": [["2026-09-15T11:59:00Z", 0.1]]})
@@ -161,7 +164,7 @@ def test_rising_traffic_advisory_escalates_with_steer_and_hold(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_cluster_right_of_way_gives_one_consistent_order(engine):
+def test_cluster_right_of_way_gives_one_consistent_order(engine: str) -> None:
     started = ["2026-09-15T10:00:00Z", "2026-09-15T11:00:00Z", "2026-09-15T11:30:00Z"]
     names = ["c", "a", "b"]
     agents = [agent(n, "src/x.py", started=s) for n, s in zip(names, started, strict=True)]
@@ -173,7 +176,7 @@ def test_cluster_right_of_way_gives_one_consistent_order(engine):
     assert holds == {("c", "a"), ("c", "b"), ("a", "b")}
 
 
-def test_links_are_bounded_to_non_clear_pairs_and_a_few_per_agent():
+def test_links_are_bounded_to_non_clear_pairs_and_a_few_per_agent() -> None:
     agents = [agent(f"ag{k:02d}", f"pkg{k % 4}/mod{k}/f.py") for k in range(40)]
     result = radar(airspace(*agents, linksPerAgent=2))
     non_clear = sum(1 for link in result["links"] if link["level"] != "clear")
@@ -186,7 +189,7 @@ def test_links_are_bounded_to_non_clear_pairs_and_a_few_per_agent():
     assert min(per_agent.values()) >= 2
 
 
-def test_profile_and_version_travel_with_the_result():
+def test_profile_and_version_travel_with_the_result() -> None:
     result = radar(airspace(agent("a", "x.py"), agent("b", "y.py")))
     assert result["profile"] == "radar-v1"
     assert result["scorerVersion"]
