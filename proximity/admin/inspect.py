@@ -1,0 +1,158 @@
+"""Inspection admins: list filters, search, read-only scores; actions that call services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from proximity.exceptions import NotFoundError
+from proximity.models import (
+    Adjudication,
+    Agent,
+    OverlapRun,
+    Principal,
+    ProximityAdvisory,
+    ProximityScan,
+    Repository,
+    TaskVersion,
+    UnknownEmission,
+)
+from proximity.selectors.access import can_see
+from proximity.selectors.adjudications import principal_for_user, visible_overlap_advisories
+from proximity.selectors.advisories import repository_list
+from proximity.services.advisories import advisory_acknowledge
+
+__all__ = ["ReadOnlyAdmin", "repo_ids", "visible_version_ids"]
+
+
+def repo_ids(request: HttpRequest) -> list[int]:
+    return [r.pk for r in repository_list(principal_for_user(request.user))]
+
+
+def visible_version_ids(request: HttpRequest) -> list[int]:
+    principal = principal_for_user(request.user)
+    rows = TaskVersion.objects.values_list("pk", "scope", "disclosure")
+    return [pk for pk, scope, disc in rows if can_see(principal, scope, disc)]
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Stored results are written by services only; the admin inspects them."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Principal)
+class PrincipalAdmin(admin.ModelAdmin):
+    list_display = ("name", "kind", "user", "is_active")
+    list_filter = ("kind", "is_active")
+    search_fields = ("name", "user__username")
+    raw_id_fields = ("user",)
+
+
+@admin.register(Repository)
+class RepositoryAdmin(ReadOnlyAdmin):
+    list_display = ("name", "scope", "profile", "watch", "scan_requested_at")
+    list_filter = ("scope", "profile", "watch")
+    search_fields = ("name",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Repository]:
+        return super().get_queryset(request).filter(pk__in=repo_ids(request))
+
+
+@admin.register(Agent)
+class AgentAdmin(ReadOnlyAdmin):
+    list_display = ("agent_id", "repository", "label", "last_report_at")
+    list_filter = ("repository",)
+    search_fields = ("agent_id", "label")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Agent]:
+        return super().get_queryset(request).filter(repository_id__in=repo_ids(request))
+
+
+@admin.register(ProximityAdvisory)
+class ProximityAdvisoryAdmin(ReadOnlyAdmin):
+    list_display = ("__str__", "repository", "band", "state", "risk", "trend", "conflict")
+    list_filter = ("band", "state", "trend", "conflict", "repository")
+    search_fields = ("agent_a__agent_id", "agent_b__agent_id")
+    list_select_related = ("repository", "agent_a", "agent_b")
+    actions = ("acknowledge",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ProximityAdvisory]:
+        return super().get_queryset(request).filter(repository_id__in=repo_ids(request))
+
+    @admin.action(description="Acknowledge the selected advisories", permissions=["view"])
+    def acknowledge(self, request: HttpRequest, queryset: QuerySet[ProximityAdvisory]) -> None:
+        principal = principal_for_user(request.user)
+        if principal is None:
+            self.message_user(request, "Your login has no principal.", messages.ERROR)
+            return
+        done = 0
+        for advisory in queryset:
+            try:
+                advisory_acknowledge(advisory_id=advisory.pk, principal=principal, note="admin")
+                done += 1
+            except NotFoundError:
+                continue
+        self.message_user(request, f"{done} advisory(ies) acknowledged.")
+
+
+@admin.register(ProximityScan)
+class ProximityScanAdmin(ReadOnlyAdmin):
+    list_display = ("repository", "status", "agent_count", "advisory_count", "finished_at")
+    list_filter = ("status", "profile", "repository")
+    exclude = ("result",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ProximityScan]:
+        return super().get_queryset(request).filter(repository_id__in=repo_ids(request))
+
+
+@admin.register(TaskVersion)
+class TaskVersionAdmin(ReadOnlyAdmin):
+    list_display = ("__str__", "scope", "owner", "created_at", "superseded_at")
+    list_filter = ("scope",)
+    search_fields = ("record__task_id", "objective", "deliverable")
+    exclude = ("embedding",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[TaskVersion]:
+        qs = super().get_queryset(request).select_related("record")
+        return qs.filter(pk__in=visible_version_ids(request))
+
+
+@admin.register(OverlapRun)
+class OverlapRunAdmin(ReadOnlyAdmin):
+    list_display = ("__str__", "status", "coverage", "pool_size", "finished_at")
+    list_filter = ("status", "coverage")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[OverlapRun]:
+        return super().get_queryset(request).filter(query_id__in=visible_version_ids(request))
+
+
+@admin.register(UnknownEmission)
+class UnknownEmissionAdmin(ReadOnlyAdmin):
+    list_display = ("version", "reason", "created_at")
+    list_filter = ("reason",)
+    search_fields = ("version__record__task_id", "detail")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[UnknownEmission]:
+        return super().get_queryset(request).filter(version_id__in=visible_version_ids(request))
+
+
+@admin.register(Adjudication)
+class AdjudicationAdmin(ReadOnlyAdmin):
+    list_display = ("advisory", "reviewer", "label", "version_a", "version_b", "created_at")
+    list_filter = ("label", "blind")
+    search_fields = ("rationale", "reviewer__username")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Adjudication]:
+        visible = visible_overlap_advisories(principal_for_user(request.user))
+        return super().get_queryset(request).filter(advisory__in=visible)

@@ -1,0 +1,241 @@
+"""The Dash board under /board/: layout and callbacks. Built lazily by ``create_app``.
+
+Each callback re-resolves the viewer's principal from the Django session, calls one selector and
+one pure builder; nothing is computed at import time.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import flask
+from dash import ALL, Dash, Input, Output, State, ctx, dcc, html, no_update
+from django.conf import settings
+from django.utils import timezone
+
+from proximity.dashboard.auth import current_principal, install_login_guard
+from proximity.dashboard.figures import DEFAULT_BANDS, airspace_figure
+from proximity.dashboard.kanban import BAND_SHAPES, card_view, kanban_view
+from proximity.dashboard.records import BAND_LABELS, BANDS
+from proximity.exceptions import NotFoundError
+from proximity.models import Principal
+from proximity.selectors.board import (
+    board_cards,
+    board_repositories,
+    board_scene,
+    board_task_cards,
+)
+from proximity.services.advisories import advisory_acknowledge
+
+__all__ = ["PREFIX", "REFRESH_MS", "create_app"]
+
+PREFIX = "/board/"
+REFRESH_MS = 5000
+WINDOWS = {"15m": 15, "1h": 60, "6h": 360, "24h": 1440, "all": None}
+
+
+def _since(window: str | None) -> Any:
+    minutes = WINDOWS.get(window or "all")
+    return None if minutes is None else timezone.now() - timedelta(minutes=minutes)
+
+
+def _viewer() -> Principal | None:
+    return current_principal() if flask.has_request_context() else None
+
+
+def _filters(repos: list[str]) -> html.Div:
+    band_options = [{"label": f"{BAND_SHAPES[b]} {BAND_LABELS[b]}", "value": b} for b in BANDS]
+    window_options = [{"label": k if k != "all" else "all time", "value": k} for k in WINDOWS]
+    return html.Div(
+        [
+            html.Label("Repository", htmlFor="repository"),
+            dcc.Dropdown(
+                id="repository", options=repos, value=repos[0] if repos else None, clearable=False
+            ),
+            html.Label("Agent", htmlFor="agent"),
+            dcc.Dropdown(id="agent", options=[], value=None, placeholder="all agents"),
+            html.Label("Time window", htmlFor="window"),
+            dcc.Dropdown(id="window", options=window_options, value="all", clearable=False),
+            html.Fieldset(
+                [
+                    html.Legend("Bands shown"),
+                    dcc.Checklist(
+                        id="bands", options=band_options, value=list(DEFAULT_BANDS), inline=True
+                    ),
+                ]
+            ),
+        ],
+        className="filters",
+    )
+
+
+def _layout() -> html.Div:
+    principal = _viewer()
+    repos = board_repositories(principal)
+    notice = "" if principal else "Your login is not linked to a principal: nothing is visible."
+    return html.Div(
+        [
+            html.Header(
+                [
+                    html.A("Overlap Radar", href="/", className="brand"),
+                    html.H1("Board"),
+                    html.A("Adjudication desk", href="/admin/"),
+                ]
+            ),
+            html.P(notice, id="notice", role="status"),
+            _filters(repos),
+            html.Div(id="coverage", role="status", **{"aria-live": "polite"}),
+            html.Main(
+                [
+                    html.Section(
+                        [
+                            dcc.Graph(id="airspace", config={"displaylogo": False}),
+                            html.Div(id="agent-panel", **{"aria-live": "polite"}),
+                        ],
+                        className="scene",
+                        **{"aria-label": "Airspace (3D)"},
+                    ),
+                    html.Section(
+                        id="kanban", className="kanban", **{"aria-label": "Kanban of warnings"}
+                    ),
+                ],
+                className="board",
+            ),
+            html.Div(id="ack-status", role="status", **{"aria-live": "polite"}),
+            dcc.Store(id="selected-agent"),
+            dcc.Store(id="ack-count", data=0),
+            dcc.Interval(id="tick", interval=REFRESH_MS),
+        ]
+    )
+
+
+def _scene(
+    repo: str | None, bands: list[str], agent: str | None, window: str | None, selected: str | None
+) -> tuple[Any, Any]:
+    principal = _viewer()
+    scene = board_scene(principal, repo, since=_since(window)) if principal and repo else None
+    if scene is None:
+        return {"data": [], "layout": {"title": {"text": "nothing visible"}}}, "Coverage: unknown."
+    figure = airspace_figure(scene, bands=bands or [], agent=agent, selected=selected)
+    status = (
+        "Coverage: ok."
+        if scene.coverage.status == "ok"
+        else (f"Coverage {scene.coverage.status}: {scene.coverage.message}")
+    )
+    return figure, status
+
+
+def _agent_panel(repo: str | None, selected: str | None, window: str | None) -> Any:
+    principal = _viewer()
+    if not (principal and repo and selected):
+        return html.P("Click an agent to highlight its files and list its advisories.")
+    columns = board_cards(principal, repository=repo, agent=selected, since=_since(window))
+    cards = [card_view(c) for _, page in columns.values() for c in page]
+    return [html.H2(f"Advisories of {selected} ({len(cards)})"), *cards]
+
+
+def _acknowledge(clicks: list[int | None], count: int) -> tuple[Any, str]:
+    trigger = ctx.triggered_id
+    principal = _viewer()
+    if not isinstance(trigger, dict) or not any(clicks) or principal is None:
+        return no_update, no_update
+    try:
+        advisory_acknowledge(
+            advisory_id=int(trigger["index"]), principal=principal, note="acknowledged on the board"
+        )
+    except NotFoundError:
+        return no_update, "That advisory is not visible to you."
+    return (count or 0) + 1, f"Advisory {trigger['index']} acknowledged."
+
+
+def _register(app: Dash) -> None:
+    filters = [
+        Input("repository", "value"),
+        Input("bands", "value"),
+        Input("agent", "value"),
+        Input("window", "value"),
+    ]
+    app.callback(
+        Output("airspace", "figure"),
+        Output("coverage", "children"),
+        *filters,
+        Input("selected-agent", "data"),
+        Input("tick", "n_intervals"),
+    )(lambda repo, bands, agent, window, selected, _n: _scene(repo, bands, agent, window, selected))
+    app.callback(
+        Output("kanban", "children"),
+        *filters,
+        Input("tick", "n_intervals"),
+        Input("ack-count", "data"),
+    )(_kanban)
+    app.callback(Output("agent", "options"), Input("repository", "value"))(_agent_options)
+    app.callback(
+        Output("selected-agent", "data"),
+        Input("airspace", "clickData"),
+        State("selected-agent", "data"),
+    )(_select)
+    app.callback(
+        Output("agent-panel", "children"),
+        Input("repository", "value"),
+        Input("selected-agent", "data"),
+        Input("window", "value"),
+        Input("ack-count", "data"),
+    )(lambda repo, selected, window, _c: _agent_panel(repo, selected, window))
+    app.callback(
+        Output("ack-count", "data"),
+        Output("ack-status", "children"),
+        Input({"type": "ack", "index": ALL}, "n_clicks"),
+        State("ack-count", "data"),
+        prevent_initial_call=True,
+    )(_acknowledge)
+
+
+def _kanban(
+    repo: str | None,
+    bands: list[str],
+    agent: str | None,
+    window: str | None,
+    _tick: Any,
+    _acks: Any,
+) -> Any:
+    principal = _viewer()
+    if principal is None or repo is None:
+        return html.P("Nothing visible.")
+    columns = board_cards(
+        principal, repository=repo, bands=bands or [], agent=agent, since=_since(window)
+    )
+    return kanban_view(columns, board_task_cards(principal))
+
+
+def _agent_options(repo: str | None) -> list[str]:
+    principal = _viewer()
+    scene = board_scene(principal, repo) if principal and repo else None
+    return sorted(a.agent_id for a in scene.agents) if scene else []
+
+
+def _select(click: dict[str, Any] | None, current: str | None) -> str | None:
+    point = (click or {}).get("points", [{}])[0]
+    if point.get("curveNumber") != 1:  # trace 1 is the agents trace
+        return current
+    return point.get("customdata") or current
+
+
+def create_app() -> Dash:
+    app = Dash(
+        "proximity.dashboard",
+        requests_pathname_prefix=PREFIX,
+        routes_pathname_prefix=PREFIX,
+        assets_folder=str(settings.BASE_DIR / "frontend_assets" / "board"),
+        title="Overlap Radar board",
+        update_title=None,
+        serve_locally=True,
+        suppress_callback_exceptions=True,
+        # Dash turns async on whenever asgiref is importable (Django brings it); Django's ORM
+        # refuses to run inside an event loop, so the board's callbacks stay synchronous.
+        use_async=False,
+    )
+    install_login_guard(app.server)
+    app.layout = _layout
+    _register(app)
+    return app

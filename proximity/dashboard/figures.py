@@ -1,0 +1,241 @@
+"""Pure figure builders for the board: records in, ``go.Figure`` out (no Django, no I/O).
+
+Plotly's 3D lines take one width per trace, so "width by risk" is drawn as a few width buckets per
+band; each band also gets one invisible-line marker trace at the link midpoints that carries the
+hover text (3D line segments themselves cannot hover individually).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import plotly.graph_objects as go
+
+from proximity.dashboard.records import BAND_LABELS, BANDS, AgentPoint, FilePoint, LinkRecord, Scene
+
+__all__ = [
+    "BAND_COLOURS",
+    "DEFAULT_BANDS",
+    "FOLDER_PALETTE",
+    "airspace_figure",
+    "folder_colours",
+    "link_hover",
+    "width_for",
+]
+
+BAND_COLOURS = {
+    "clear": "#94a3b8",
+    "traffic": "#d97706",
+    "resolution": "#dc2626",
+    "conflict": "#7f1d1d",
+}
+DEFAULT_BANDS = ("traffic", "resolution", "conflict")
+# Lower risk bound -> line width; risk in [0, 1].
+WIDTH_BUCKETS = ((0.0, 2.0), (0.5, 5.0), (0.8, 9.0))
+FOLDER_PALETTE = (
+    "#1f77b4",
+    "#2ca02c",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#bcbd22",
+    "#7f7f7f",
+    "#393b79",
+    "#637939",
+)
+AGENT_COLOUR = "#14213d"
+HIGHLIGHT_COLOUR = "#facc15"
+
+
+def width_for(risk: float) -> float:
+    return max(w for low, w in WIDTH_BUCKETS if risk >= low)
+
+
+def folder_colours(files: Sequence[FilePoint]) -> dict[str, str]:
+    """A stable colour per folder: folders sorted by name, palette cycled."""
+    folders = sorted({f.folder for f in files})
+    return {name: FOLDER_PALETTE[k % len(FOLDER_PALETTE)] for k, name in enumerate(folders)}
+
+
+def _channels_text(channels: dict[str, float]) -> str:
+    active = sorted(((v, k) for k, v in channels.items() if v > 0), reverse=True)
+    return ", ".join(f"{k} {v:.2f}" for v, k in active) or "none"
+
+
+def link_hover(link: LinkRecord) -> str:
+    parts = [
+        f"<b>{link.a} ↔ {link.b}</b>",
+        f"{BAND_LABELS[link.band]} · risk {link.risk:.2f}",
+        f"channels: {_channels_text(link.channels)}",
+    ]
+    if link.hold or link.steer:
+        parts.append(f"right of way: {link.hold or '?'} holds; {link.steer or '?'} steers clear")
+    else:
+        parts.append("right of way: none assigned (advisory only)")
+    return "<br>".join(parts)
+
+
+def _r(value: float) -> float:
+    return round(float(value), 3)
+
+
+def _files_trace(files: Sequence[FilePoint]) -> go.Scatter3d:
+    colours = folder_colours(files)
+    return go.Scatter3d(
+        name="files (colour = folder)",
+        x=[_r(f.x) for f in files],
+        y=[_r(f.y) for f in files],
+        z=[_r(f.z) for f in files],
+        mode="markers",
+        marker={"size": 2.5, "color": [colours[f.folder] for f in files], "opacity": 0.7},
+        hovertext=[f.path for f in files],
+        hoverinfo="text",
+    )
+
+
+def _agents_trace(agents: Sequence[AgentPoint], selected: str | None) -> go.Scatter3d:
+    return go.Scatter3d(
+        name="agents",
+        x=[_r(a.x) for a in agents],
+        y=[_r(a.y) for a in agents],
+        z=[_r(a.z) for a in agents],
+        mode="markers+text",
+        text=[a.agent_id for a in agents],
+        textposition="top center",
+        customdata=[a.agent_id for a in agents],
+        marker={
+            "size": [14 if a.agent_id == selected else 9 for a in agents],
+            "color": [HIGHLIGHT_COLOUR if a.agent_id == selected else AGENT_COLOUR for a in agents],
+            "symbol": "diamond",
+            "line": {"width": 1, "color": "#ffffff"},
+        },
+        hovertext=[f"{a.agent_id}: {a.label} ({a.file_count} files)" for a in agents],
+        hoverinfo="text",
+    )
+
+
+def _segments(links: Iterable[LinkRecord], at: dict[str, AgentPoint]) -> tuple[list, list, list]:
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    zs: list[float | None] = []
+    for link in links:
+        a, b = at[link.a], at[link.b]
+        xs += [_r(a.x), _r(b.x), None]
+        ys += [_r(a.y), _r(b.y), None]
+        zs += [_r(a.z), _r(b.z), None]
+    return xs, ys, zs
+
+
+def _midpoint(a: AgentPoint, b: AgentPoint) -> tuple[float, float, float]:
+    return (a.x + b.x) / 2, (a.y + b.y) / 2, (a.z + b.z) / 2
+
+
+def _band_traces(band: str, links: list[LinkRecord], at: dict[str, AgentPoint]) -> list:
+    traces: list[go.Scatter3d] = []
+    for low, width in WIDTH_BUCKETS:
+        bucket = [x for x in links if width_for(x.risk) == width]
+        if not bucket:
+            continue
+        xs, ys, zs = _segments(bucket, at)
+        traces.append(
+            go.Scatter3d(
+                name=f"{BAND_LABELS[band]} (risk ≥ {low:.1f})",
+                legendgroup=band,
+                x=xs,
+                y=ys,
+                z=zs,
+                mode="lines",
+                line={"color": BAND_COLOURS[band], "width": width},
+                hoverinfo="skip",
+            )
+        )
+    mids = [
+        ((at[x.a].x + at[x.b].x) / 2, (at[x.a].y + at[x.b].y) / 2, (at[x.a].z + at[x.b].z) / 2)
+        for x in links
+    ]
+    traces.append(
+        go.Scatter3d(
+            name=f"{BAND_LABELS[band]}: details",
+            legendgroup=band,
+            showlegend=False,
+            x=[_r(m[0]) for m in mids],
+            y=[_r(m[1]) for m in mids],
+            z=[_r(m[2]) for m in mids],
+            mode="markers",
+            marker={"size": 3, "color": BAND_COLOURS[band], "symbol": "circle-open"},
+            hovertext=[link_hover(x) for x in links],
+            hoverinfo="text",
+        )
+    )
+    return traces
+
+
+def _highlight_trace(scene: Scene, selected: str) -> go.Scatter3d:
+    mine = set(scene.agent_files.get(selected, ()))
+    files = [f for f in scene.files if f.path in mine]
+    return go.Scatter3d(
+        name=f"files of {selected}",
+        x=[_r(f.x) for f in files],
+        y=[_r(f.y) for f in files],
+        z=[_r(f.z) for f in files],
+        mode="markers",
+        marker={"size": 6, "color": HIGHLIGHT_COLOUR, "line": {"width": 1, "color": "#000"}},
+        hovertext=[f.path for f in files],
+        hoverinfo="text",
+    )
+
+
+def _visible_links(scene: Scene, bands: Sequence[str], agent: str | None) -> list[LinkRecord]:
+    at = {a.agent_id for a in scene.agents}
+    return [
+        x
+        for x in scene.links
+        if x.band in bands and x.a in at and x.b in at and (agent is None or agent in (x.a, x.b))
+    ]
+
+
+def _layout(scene: Scene, uirevision: str | None) -> go.Layout:
+    axis = {"showticklabels": False, "title": {"text": ""}, "showspikes": False}
+    notes = []
+    if scene.coverage.status != "ok":
+        text = f"Coverage {scene.coverage.status.upper()}: {scene.coverage.message}"
+        notes.append(
+            {
+                **{"text": text, "showarrow": False, "xref": "paper", "yref": "paper"},
+                **{"x": 0, "y": 1.06, "xanchor": "left", "font": {"color": "#9a3412"}},
+            }
+        )
+    return go.Layout(
+        uirevision=uirevision or scene.repository,
+        margin={"l": 0, "r": 0, "t": 30, "b": 0},
+        scene={"xaxis": axis, "yaxis": axis, "zaxis": axis, "aspectmode": "cube"},
+        legend={"orientation": "h", "y": -0.02, "title": {"text": "Legend: "}},
+        annotations=notes,
+        height=560,
+    )
+
+
+def airspace_figure(
+    scene: Scene,
+    *,
+    bands: Sequence[str] = DEFAULT_BANDS,
+    agent: str | None = None,
+    selected: str | None = None,
+    uirevision: str | None = None,
+) -> go.Figure:
+    """Files, agents and risk links of one repository; Clear links only when asked for.
+
+    ``uirevision`` defaults to the repository name so that interval refreshes keep the camera and
+    a change of repository resets it.
+    """
+    at = {a.agent_id: a for a in scene.agents}
+    links = _visible_links(scene, bands, agent)
+    traces: list[go.Scatter3d] = [_files_trace(scene.files), _agents_trace(scene.agents, selected)]
+    for band in BANDS:
+        in_band = [x for x in links if x.band == band]
+        if in_band:
+            traces += _band_traces(band, in_band, at)
+    if selected and selected in at:
+        traces.append(_highlight_trace(scene, selected))
+    return go.Figure(data=traces, layout=_layout(scene, uirevision))

@@ -1,0 +1,157 @@
+"""The kanban of warnings as Dash components: card records in, html out (no database).
+
+Colour is never the only signal: every card and legend entry carries the band's name and a shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dash import html
+
+from proximity.dashboard.records import BAND_LABELS, Card, SharedFile, TaskCard
+
+__all__ = ["BAND_SHAPES", "COLUMN_TITLES", "card_view", "kanban_view", "task_card_view"]
+
+BAND_SHAPES = {"clear": "○", "traffic": "◆", "resolution": "▲", "conflict": "■"}
+COLUMN_TITLES = {
+    "traffic": "Traffic Advisory",
+    "resolution": "Resolution Advisory",
+    "acknowledged": "Acknowledged",
+    "resolved": "Resolved",
+    "tasks": "Task overlap (needs adjudication)",
+}
+TREND = {"closing": "closing ↘ (getting closer)", "opening": "opening ↗ (moving apart)"}
+
+
+def _ranges(lines: Sequence[Sequence[int]]) -> str:
+    return ", ".join(f"{r[0]}-{r[1]}" for r in lines) or "whole file"
+
+
+def _file(f: SharedFile, a: str, b: str) -> html.Li:
+    return html.Li(
+        [
+            html.Code(f.path),
+            html.Div(f"{a}: lines {_ranges(f.lines_a)} · {b}: lines {_ranges(f.lines_b)}"),
+            html.Pre(
+                f.excerpt_a or "(no excerpt reported)",
+                className="excerpt",
+                title=f"what {a} changed",
+            ),
+            html.Pre(
+                f.excerpt_b or "(no excerpt reported)",
+                className="excerpt",
+                title=f"what {b} changed",
+            ),
+        ]
+    )
+
+
+def _side(agent: str, task: str, intent: list[str]) -> html.P:
+    declared = f" · intends: {', '.join(intent[:4])}" if intent else ""
+    return html.P([html.Strong(agent), f" — {task or 'no task declared'}{declared}"])
+
+
+def _channels(channels: dict[str, float]) -> str:
+    active = sorted(((v, k) for k, v in channels.items() if v > 0), reverse=True)
+    return ", ".join(f"{k} {v:.2f}" for v, k in active) or "none"
+
+
+def _right_of_way(card: Card) -> list[html.P]:
+    if card.hold or card.steer:
+        lines = [html.P(f"Right of way: {card.hold} holds course; {card.steer} steers clear.")]
+    else:
+        lines = [html.P("Right of way: none assigned (traffic advisory: both informed).")]
+    lines += [html.P([html.Em(f"told {to}: "), text]) for to, text in sorted(card.told.items())]
+    return lines
+
+
+def card_view(card: Card) -> html.Article:
+    band = BAND_LABELS[card.band]
+    title = f"{band}: {card.agent_a} and {card.agent_b}"
+    buttons: list = [
+        html.A(
+            "Open pair",
+            href=card.open_url,
+            className="open",
+            **{"aria-label": f"Open the pair {card.agent_a} and {card.agent_b}"},
+        )
+    ]
+    if card.state == "open":
+        buttons.insert(
+            0,
+            html.Button(
+                "Acknowledge",
+                id={"type": "ack", "index": card.id},
+                className="ack",
+                **{"aria-label": f"Acknowledge {title}"},
+            ),
+        )
+    return html.Article(
+        [
+            html.Header(
+                [
+                    html.Span(f"{BAND_SHAPES[card.band]} {band}", className="badge"),
+                    html.Span(f" risk {card.risk:.2f} · {TREND.get(card.trend, 'steady')}"),
+                ]
+            ),
+            _side(card.agent_a, card.task_a, card.intent_a),
+            _side(card.agent_b, card.task_b, card.intent_b),
+            html.Ul([_file(f, card.agent_a, card.agent_b) for f in card.files], className="files"),
+            html.P(f"Channels: {_channels(card.channels)}"),
+            *_right_of_way(card),
+            html.Div(buttons, className="actions"),
+        ],
+        id=f"card-{card.id}",
+        className=f"card band-{card.band}",
+        tabIndex=0,
+        role="article",
+        **{"aria-label": title, "data-band": card.band, "data-card": str(card.id)},
+    )
+
+
+def task_card_view(card: TaskCard) -> html.Article:
+    if card.unknown_reason:
+        label = f"Unknown: {card.task_a}"
+        body = [html.Span("? Unknown", className="badge"), html.P(card.unknown_reason)]
+    else:
+        label = f"Task overlap: {card.task_a} and {card.task_b}"
+        body = [
+            html.Span(
+                "◇ Needs adjudication" + (" · STALE" if card.stale else ""), className="badge"
+            ),
+            html.P([html.Strong(card.task_a), f" — {card.objective_a}"]),
+            html.P([html.Strong(card.task_b), f" — {card.objective_b}"]),
+            html.P(f"Coverage: {card.coverage}"),
+            html.A(
+                "Open in the adjudication desk",
+                href=card.open_url,
+                **{"aria-label": f"Adjudicate {card.task_a} and {card.task_b}"},
+            ),
+        ]
+    return html.Article(
+        body, className="card task", tabIndex=0, role="article", **{"aria-label": label}
+    )
+
+
+def _column(key: str, total: int, cards: list) -> html.Section:
+    more = (
+        [html.P(f"showing {len(cards)} of {total}", className="more")] if total > len(cards) else []
+    )
+    return html.Section(
+        [html.H3(f"{COLUMN_TITLES[key]} ({total})", id=f"col-{key}-title"), *cards, *more],
+        className="column",
+        id=f"col-{key}",
+        role="region",
+        **{"aria-labelledby": f"col-{key}-title", "data-column": key},
+    )
+
+
+def kanban_view(
+    columns: dict[str, tuple[int, list[Card]]], tasks: tuple[int, list[TaskCard]]
+) -> list[html.Section]:
+    out = [
+        _column(k, total, [card_view(c) for c in cards]) for k, (total, cards) in columns.items()
+    ]
+    out.append(_column("tasks", tasks[0], [task_card_view(c) for c in tasks[1]]))
+    return out

@@ -1,0 +1,132 @@
+"""Plain records the board's selectors produce and its figure builders read (no Django here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "BANDS",
+    "BAND_LABELS",
+    "AgentPoint",
+    "Card",
+    "Coverage",
+    "FilePoint",
+    "LinkRecord",
+    "Scene",
+    "SharedFile",
+    "TaskCard",
+]
+
+# Display bands, in legend order: "conflict" is a Resolution whose branches already conflict.
+BANDS = ("clear", "traffic", "resolution", "conflict")
+BAND_LABELS = {
+    "clear": "Clear",
+    "traffic": "Traffic Advisory",
+    "resolution": "Resolution Advisory",
+    "conflict": "Conflicting",
+}
+
+
+@dataclass(frozen=True)
+class AgentPoint:
+    agent_id: str
+    label: str
+    x: float
+    y: float
+    z: float
+    file_count: int
+
+
+@dataclass(frozen=True)
+class FilePoint:
+    path: str
+    x: float
+    y: float
+    z: float
+
+    @property
+    def folder(self) -> str:
+        head, _, _ = self.path.rpartition("/")
+        return head or "."
+
+
+@dataclass(frozen=True)
+class LinkRecord:
+    a: str
+    b: str
+    risk: float
+    band: str
+    channels: dict[str, float] = field(default_factory=dict)
+    steer: str | None = None
+    hold: str | None = None
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How much the scene can be trusted: ``ok``, ``stale``, ``degraded`` or ``unknown``."""
+
+    status: str
+    message: str = ""
+    unknown_agents: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Scene:
+    repository: str
+    agents: list[AgentPoint]
+    files: list[FilePoint]
+    links: list[LinkRecord]
+    agent_files: dict[str, list[str]]
+    coverage: Coverage
+    generated_at: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SharedFile:
+    """One file both agents touch: each side's line ranges and a short excerpt of its diff."""
+
+    path: str
+    lines_a: list[list[int]]
+    lines_b: list[list[int]]
+    excerpt_a: str = ""
+    excerpt_b: str = ""
+
+
+@dataclass(frozen=True)
+class Card:
+    id: int
+    column: str
+    band: str
+    agent_a: str
+    agent_b: str
+    task_a: str
+    task_b: str
+    intent_a: list[str]
+    intent_b: list[str]
+    files: list[SharedFile]
+    channels: dict[str, float]
+    risk: float
+    trend: str
+    state: str
+    hold: str | None = None
+    steer: str | None = None
+    told: dict[str, str] = field(default_factory=dict)
+    open_url: str = ""
+
+
+@dataclass(frozen=True)
+class TaskCard:
+    """A task-overlap pair awaiting adjudication, or an explicit unknown with its reason."""
+
+    id: int
+    task_a: str
+    task_b: str
+    objective_a: str
+    objective_b: str
+    coverage: str
+    labels: int = 0
+    stale: bool = False
+    unknown_reason: str = ""
+    open_url: str = ""
