@@ -58,15 +58,17 @@ def recheck_against(latest: PoolSnapshot, viewer: Viewer) -> Recheck:
 def _omissions(
     record: TaskRecord, snapshot: PoolSnapshot, rows: NDArray[np.intp]
 ) -> tuple[OmittedCoverage, ...]:
+    missing = snapshot.space_codes[rows] < 0
+    query_ref, query_access = record.ref, record.access
     return tuple(
         OmittedCoverage(
-            record.ref,
-            snapshot.records[r].ref,
-            "space-missing" if snapshot.records[r].space_id is None else "space-mismatch",
-            record.access,
-            snapshot.records[r].access,
+            query_ref,
+            snapshot.refs[r],
+            "space-missing" if absent else "space-mismatch",
+            query_access,
+            snapshot.access[r],
         )
-        for r in rows.tolist()
+        for r, absent in zip(rows.tolist(), missing.tolist(), strict=True)
     )
 
 
@@ -93,11 +95,15 @@ def _features(
     a: TaskRecord, b: TaskRecord, policy: OverlapPolicy, nli: NliAdapter | None
 ) -> tuple[Feature, ...]:
     recipe = policy.features
-    text_a, text_b = record_text(a, policy.fields_indexed), record_text(b, policy.fields_indexed)
+    texts = (
+        ("", "")
+        if nli is None
+        else (record_text(a, policy.fields_indexed), record_text(b, policy.fields_indexed))
+    )
     return (
         declared_features(a, b, review_purposes=recipe.review_purposes)
         + plan_features(a, b, num_perm=recipe.minhash_num_perm, seed=recipe.minhash_seed)
-        + directional_nli_features(text_a, text_b, nli, timeout_s=recipe.nli_timeout_s)
+        + directional_nli_features(*texts, nli, timeout_s=recipe.nli_timeout_s)
     )
 
 

@@ -11,6 +11,7 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from proximity.engine.overlap.plan_sketch import PLAN_RECIPE_VERSION
@@ -99,6 +100,7 @@ class OverlapPolicy:
         return policy_digest(self)
 
 
+@lru_cache(maxsize=64)
 def policy_digest(policy: OverlapPolicy) -> str:
     """SHA-256 of the canonical JSON of every policy field (the stored policy identity)."""
     text = json.dumps(dataclasses.asdict(policy), sort_keys=True, separators=(",", ":"))

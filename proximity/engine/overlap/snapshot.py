@@ -46,7 +46,9 @@ class PoolSnapshot:
     def __init__(self, snapshot_id: str, records: tuple[TaskRecord, ...]) -> None:
         self.snapshot_id = snapshot_id
         self.records = records
-        self._row_of = {r.ref: i for i, r in enumerate(records)}
+        self.refs = tuple(r.ref for r in records)
+        self.access = tuple(r.access for r in records)
+        self._row_of = {ref: i for i, ref in enumerate(self.refs)}
         if len(self._row_of) != len(records):
             raise ValueError("snapshot records: the same (task_id, work_version) appears twice")
         self.scope_codes, self._scopes = _codes(r.scope for r in records)
@@ -85,9 +87,9 @@ class PoolSnapshot:
 
     def visible_mask(self, viewer: Viewer) -> NDArray[np.bool_]:
         """Vectorised ``is_visible`` over all rows (same rule, same answers)."""
-        scope_ok = np.isin(
-            self.scope_codes, [self._scopes[s] for s in viewer.scopes if s in self._scopes]
-        )
+        allowed = np.zeros(len(self._scopes) + 1, dtype=np.bool_)  # last slot: no scope
+        allowed[[self._scopes[s] for s in viewer.scopes if s in self._scopes]] = True
+        scope_ok = allowed[self.scope_codes]  # code -1 reads the last slot, always False
         uncleared = [i for label, i in self._labels.items() if label not in viewer.clearances]
         labels_ok = ~self.disclosure[:, uncleared].any(axis=1)
         return np.asarray(scope_ok & labels_ok, dtype=np.bool_)
