@@ -21,6 +21,7 @@ from proximity.engine.overlap import (
     OverlapRun,
     PoolSnapshot,
     Provenance,
+    RankerResult,
     TaskRef,
     UnavailableRanker,
     Viewer,
@@ -99,7 +100,7 @@ def candidate_ids(result: OverlapRun) -> set[str]:
     ],
 )
 def test_unobtainable_query_yields_authorization_unknown_and_no_retrieval(ref, viewer):
-    """Requirement 8: absent, stale or unauthorized query -> unknown, and no ranker runs."""
+    """Requirements 5, 8: absent, stale or unauthorized query -> unknown, no ranker runs."""
     snapshot = world()
     lex, den = rankers(snapshot, VECTORS)
     result = run_overlap(
@@ -384,3 +385,15 @@ def test_every_emitted_advisory_has_the_single_status():
     assert {a.status for a in result.advisories} == {ADVISORY_STATUS}
     assert np.all([isinstance(a, Advisory) for a in result.advisories])
     assert SPACE != OTHER_SPACE
+
+
+def test_ranker_returning_ineligible_rows_is_an_outage_not_a_leak():
+    """Requirements 10, 25: rows outside the eligible set are never used, whatever a ranker says."""
+
+    def leaky(query, eligible, *, depth):
+        return RankerResult(True, tuple(range(eligible.mask.size))[:depth])
+
+    result = run(world(), dense=leaky)
+    assert result.coverage == COVERAGE_DEGRADED
+    assert result.repairs[0].reason == "ranker-returned-ineligible-row"
+    assert {"H", "S", "M", "N"}.isdisjoint(candidate_ids(result))
