@@ -107,11 +107,26 @@ def _features(
     )
 
 
-def _emit_candidate(
-    out: _Emitted, record: TaskRecord, cand: TaskRecord, fused: FusedCandidate, context: Advisory
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """Run-wide identity every advisory of one run carries (requirement 29)."""
+
+    coverage: str
+    snapshot_id: str
+    policy: OverlapPolicy
+    index_ids: tuple[tuple[str, str | None], ...]
+    repair_route: str | None
+
+
+def _emit(
+    out: _Emitted,
+    ctx: _Context,
+    record: TaskRecord,
+    cand: TaskRecord,
+    fused: FusedCandidate,
+    features: tuple[Feature, ...],
 ) -> None:
-    """Emit one candidate; ``context`` is a template advisory carrying the run-wide identity."""
-    features = context.features
+    """An advisory, or an unknown when the declared evidence is insufficient (requirement 77)."""
     if not _sufficient(record, cand):
         detail = "deliverable, acceptance, purpose or scope not declared by both records"
         out.unknowns.append(
@@ -122,67 +137,53 @@ def _emit_candidate(
         Advisory(
             record.ref,
             cand.ref,
-            context.coverage,
+            ctx.coverage,
             fused.ranks,
             fused.score,
             features,
-            context.snapshot_id,
-            context.policy_digest,
-            context.policy_version,
-            context.index_ids,
+            ctx.snapshot_id,
+            ctx.policy.digest,
+            ctx.policy.version,
+            ctx.index_ids,
             record.access,
             cand.access,
-            context.repair_route,
+            ctx.repair_route,
         )
     )
+
+
+def _still_current(
+    recheck: Recheck, viewer: Viewer, record: TaskRecord, cand: TaskRecord
+) -> str | None:
+    """None when both records are still authorized and current, else why not (req. 28)."""
+    try:
+        ok = recheck(record, cand) and is_visible(cand, viewer)
+    except Exception as exc:  # a failed recheck is an unknown, not a crash
+        return f"recheck raised {type(exc).__name__}: {exc}"
+    return None if ok else "a record was superseded or is no longer authorized"
 
 
 def _candidates(
     record: TaskRecord,
     snapshot: PoolSnapshot,
     fused: tuple[FusedCandidate, ...],
-    template: Advisory,
+    ctx: _Context,
     *,
     viewer: Viewer,
-    policy: OverlapPolicy,
     recheck: Recheck,
     nli: NliAdapter | None,
 ) -> _Emitted:
     out = _Emitted()
-    for candidate in fused[: policy.depth]:
+    for candidate in fused[: ctx.policy.depth]:
         cand = snapshot.records[candidate.row]
-        try:
-            still = recheck(record, cand) and is_visible(cand, viewer)
-        except Exception as exc:
-            still, detail = False, f"recheck raised {type(exc).__name__}: {exc}"
-        else:
-            detail = "a record was superseded or is no longer authorized"
-        if not still:
+        problem = _still_current(recheck, viewer, record, cand)
+        if problem is not None:
             out.unknowns.append(
-                UnknownOutcome(record.ref, "record-or-authority-changed", detail, cand.ref)
+                UnknownOutcome(record.ref, "record-or-authority-changed", problem, cand.ref)
             )
             continue
-        features = _features(record, cand, policy, nli)
-        _emit_candidate(out, record, cand, candidate, _with_features(template, features))
+        _emit(out, ctx, record, cand, candidate, _features(record, cand, ctx.policy, nli))
     return out
-
-
-def _with_features(template: Advisory, features: tuple[Feature, ...]) -> Advisory:
-    return Advisory(
-        template.query,
-        template.candidate,
-        template.coverage,
-        (),
-        0.0,
-        features,
-        template.snapshot_id,
-        template.policy_digest,
-        template.policy_version,
-        template.index_ids,
-        template.query_access,
-        template.candidate_access,
-        template.repair_route,
-    )
 
 
 def run_overlap(
@@ -277,24 +278,14 @@ def _retrieve(
     repairs: tuple[RepairNeeded, ...] = ()
     if coverage == COVERAGE_DEGRADED:
         repairs = (RepairNeeded("dense-retrieval-unavailable", den.reason or "", halted=halted),)
-    template = Advisory(
-        record.ref,
-        record.ref,
+    ctx = _Context(
         coverage,
-        (),
-        0.0,
-        (),
         snapshot.snapshot_id,
-        policy.digest,
-        policy.version,
+        policy,
         (("dense", den.index_id), ("lexical", lex.index_id)),
-        record.access,
-        record.access,
         repairs[0].route if repairs else None,
     )
-    out = _candidates(
-        record, snapshot, fused, template, viewer=viewer, policy=policy, recheck=recheck, nli=nli
-    )
+    out = _candidates(record, snapshot, fused, ctx, viewer=viewer, recheck=recheck, nli=nli)
     return _replace(
         base,
         coverage=coverage,
