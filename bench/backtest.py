@@ -51,6 +51,7 @@ GRID: dict[str, list[float]] = {
     "gamma": [0.25, 0.5],
     "cap": [1, 2, 3],
     "margin": [2, 4, 8, 16],
+    "overlap_floor": [0.0, 0.5, 1.0],
 }
 MEASURE = {"channelWeights": dict.fromkeys(("overlap", "adjacency", "dependency", "tree"), 1.0),
            "depDecay": 0.5, "dependencyCap": 3}  # fmt: skip

@@ -54,7 +54,10 @@ class RadarSetting:
     """One candidate setting of radar-v1's tunables.
 
     Weights for overlap, adjacency, dependency and tree; gamma; the dependency cap in hops; the
-    adjacency margin in doubled base positions (2 = consecutive lines, the landed rule).
+    adjacency margin in doubled base positions (2 = consecutive lines, the landed rule); and an
+    overlap floor: any overlap at all counts at least this much (git conflicts on one shared
+    line as surely as on a hundred, while the overlap coefficient of a one-line intersection
+    inside large edits is tiny).
     """
 
     w_overlap: float = 1.0
@@ -64,6 +67,7 @@ class RadarSetting:
     gamma: float = 0.5
     cap: int = 2
     margin: int = 2
+    overlap_floor: float = 0.0
 
     def as_options(self) -> dict[str, object]:
         """The scan ``options`` that select this setting (the margin has no option yet)."""
@@ -111,9 +115,10 @@ def radar_risk(features: ChannelFeatures, setting: RadarSetting) -> FloatArray:
     d = features.distance
     within = np.isfinite(d) & (d <= setting.cap) & (d >= 1)
     dependency = np.where(within, setting.gamma ** (np.where(within, d, 1.0) - 1.0), 0.0)
+    overlap = np.where(features.overlap > 0, np.maximum(features.overlap, setting.overlap_floor), 0)
     keep = np.ones_like(features.overlap)
     for w, r in (
-        (setting.w_overlap, features.overlap),
+        (setting.w_overlap, overlap),
         (setting.w_adjacency, adjacency),
         (setting.w_dependency, dependency),
         (setting.w_tree, features.tree),
@@ -127,6 +132,7 @@ def radar_risk_reference(
 ) -> float:
     """One pair, written out: the reference for :func:`radar_risk`."""
     adjacency = 1.0 if gap <= setting.margin else 0.0
+    overlap = max(overlap, setting.overlap_floor) if overlap > 0 else 0.0
     dependency = setting.gamma ** (distance - 1) if 1 <= distance <= setting.cap else 0.0
     keep = (1 - setting.w_overlap * overlap) * (1 - setting.w_adjacency * adjacency)
     keep *= (1 - setting.w_dependency * dependency) * (1 - setting.w_tree * tree)
@@ -179,19 +185,27 @@ def choose_threshold(
 ) -> float | None:
     """Lowest threshold reaching ``min_precision``, or highest keeping recall >= ``min_recall``.
 
-    Candidate thresholds are the distinct scores; None when no threshold meets the target.
+    Candidates are the distinct scores. The threshold returned sits halfway between the qualifying
+    score and the next lower distinct score, so it flags the same train pairs but does not sit on a
+    plateau value that rounding could flip. None when no threshold meets the target.
     """
     candidates = sorted(set(np.round(scores, 12).tolist()))
+    found = None
     if min_precision is not None:
-        for t in candidates:
+        for i, t in enumerate(candidates):
             r = precision_recall_at(scores, labels, t, weights=weights)
             if r.precision is not None and r.precision >= min_precision:
-                return float(t)
-        return None
-    if min_recall is not None:
-        for t in reversed(candidates):
-            r = precision_recall_at(scores, labels, t, weights=weights)
+                found = i
+                break
+    elif min_recall is not None:
+        for i in range(len(candidates) - 1, -1, -1):
+            r = precision_recall_at(scores, labels, candidates[i], weights=weights)
             if r.recall is not None and r.recall >= min_recall:
-                return float(t)
+                found = i
+                break
+    else:
+        raise ValueError("min_precision or min_recall: give one target")
+    if found is None:
         return None
-    raise ValueError("min_precision or min_recall: give one target")
+    low = candidates[found - 1] if found > 0 else candidates[found]
+    return float((low + candidates[found]) / 2)

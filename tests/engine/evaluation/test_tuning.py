@@ -33,6 +33,7 @@ INF = math.inf
         (0.0, 4.0, INF, 0.0, 0.0),  # one unchanged line between them
         (1.0, INF, INF, 0.5, 1.0),
         (0.0, INF, 1.0, 0.5, 1 - 0.4 * 0.875),
+        (0.02, INF, INF, 0.0, 0.02),  # a one-line overlap inside large edits counts little...
     ],
 )
 def test_risk_matches_hand_computed_values(
@@ -69,6 +70,14 @@ def test_vectorised_risk_agrees_with_reference_and_stays_in_unit_interval(
     ref = [radar_risk_reference(*r, s) for r in rows]
     assert fast == pytest.approx(ref)
     assert np.all((fast >= 0) & (fast <= 1))
+
+
+def test_overlap_floor_makes_any_overlap_count() -> None:
+    """...unless the floor is raised: git conflicts on one shared line as on a hundred."""
+    f = ChannelFeatures(np.array([0.02, 0.0]), np.array([INF, INF]), np.array([INF, INF]),
+                        np.zeros(2))  # fmt: skip
+    assert radar_risk(f, RadarSetting(overlap_floor=1.0)) == pytest.approx([1.0, 0.0])
+    assert radar_risk_reference(0.02, INF, INF, 0.0, RadarSetting(overlap_floor=1.0)) == 1.0
 
 
 def test_dependency_distance_inverts_the_measured_channel() -> None:
@@ -112,8 +121,10 @@ def test_thresholds_meet_their_targets_or_say_none() -> None:
     s = np.array([0.1, 0.4, 0.6, 0.8, 0.9])
     y = np.array([False, False, True, False, True])
     w = np.ones(5)
-    assert choose_threshold(s, y, w, min_precision=0.6) == pytest.approx(0.6)
-    assert choose_threshold(s, y, w, min_recall=1.0) == pytest.approx(0.6)
+    # Halfway below the qualifying score: flags the same pairs, off the plateau value.
+    assert choose_threshold(s, y, w, min_precision=0.6) == pytest.approx(0.5)
+    assert choose_threshold(s, y, w, min_recall=1.0) == pytest.approx(0.5)
+    assert choose_threshold(s, y, w, min_recall=0.5) == pytest.approx(0.85)
     assert choose_threshold(s, y, w, min_precision=1.01) is None
     with pytest.raises(ValueError, match="target"):
         choose_threshold(s, y, w)
