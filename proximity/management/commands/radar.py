@@ -105,8 +105,7 @@ class Command(BaseCommand):
 
     def _asker(self, read: RepoAirspace, o: dict[str, Any]) -> tuple[str, str]:
         """(agent id, repository-relative path) of the hook's question."""
-        target = Path(o["file"]) if Path(o["file"]).is_absolute() else Path.cwd() / o["file"]
-        target = Path(*target.parts).resolve() if target.parent.exists() else target
+        target = (Path.cwd() / o["file"]).resolve()  # an absolute FILE replaces the cwd
         by_id = {ws.agent_id: ws for ws in read.working_sets}
         if o["agent"]:
             if o["agent"] not in by_id:

@@ -79,6 +79,13 @@ def test_check_is_clear_for_a_file_nobody_touches(
     assert (code, out.strip()) == (0, "docs/guide.md: clear")
 
 
+def test_check_accepts_an_absolute_path_in_another_worktree(scenario: ScriptedRepo) -> None:
+    target = scenario.path("alpha") / "app" / "core.py"
+    code, out, _ = _run("check", str(target), "--repo", str(scenario.root), "--now", NOW)
+    assert code == 2
+    assert out.startswith("app/core.py: resolution with beta")
+
+
 def test_commands_change_nothing_in_the_repository(
     scenario: ScriptedRepo, in_worktree: Path
 ) -> None:
