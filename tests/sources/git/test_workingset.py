@@ -153,3 +153,17 @@ def test_unreadable_untracked_file_is_named_and_kept_whole(tmp_path: Path) -> No
     if secret.lines:  # running as root: permissions do not stop reads
         pytest.skip("root can read a mode-000 file")
     assert any("secret.txt: unreadable" in e and "(w)" in e for e in ws.errors)
+
+
+def test_committed_deletion_is_dated_by_its_commit(tmp_path: Path) -> None:
+    repo = ScriptedRepo.create(tmp_path)
+    repo.write("a.txt", numbered(3))
+    repo.write("b.txt", numbered(3))
+    repo.commit("base")
+    repo.add_worktree("w")
+    (repo.path("w") / "b.txt").unlink()
+    repo.commit("w: drop b", worktree="w")
+    (ws,) = [ws for ws in read_working_sets(repo.root) if ws.agent_id == "w"]
+    assert ws.to_agent_json()["files"] == [
+        {"path": "b.txt", "status": "D", "baseHunks": [[1, 3]], "touchedAt": COMMIT_2}
+    ]
