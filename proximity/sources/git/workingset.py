@@ -136,6 +136,8 @@ def _untracked_file(root: Path, rel: str) -> tuple[WorkingFile, str | None]:
     touched = _mtime(path)
     try:
         info = path.lstat()
+        if not (stat.S_ISLNK(info.st_mode) or stat.S_ISREG(info.st_mode)):
+            raise OSError(f"not a regular file (mode {oct(info.st_mode)})")  # a FIFO would block
         data = bytes(path.readlink()) if stat.S_ISLNK(info.st_mode) else path.read_bytes()
     except OSError as exc:
         return WorkingFile(rel, "A", untracked=True, touched_at=touched), (
