@@ -11,6 +11,7 @@ loop references measured in the same run; then bulk embedding throughput of the 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import random
 import statistics
@@ -148,7 +149,8 @@ def synthetic_records(n: int, *, seed: int = SEED, prefix: str = "T") -> list[Ta
 
 def unit_rows(n: int, *, seed: int) -> NDArray[np.float32]:
     matrix = np.random.default_rng(seed).standard_normal((n, DIM)).astype(np.float32)
-    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    unit: NDArray[np.float32] = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    return unit
 
 
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
@@ -219,7 +221,7 @@ def measure_size(n: int, queries: int, embed: Callable[[str], Any] | None) -> No
     pool.run(pool.queries[0])  # warm-up
     floor = [timed(lambda: pool.dense.matrix @ pool.dense.matrix[0])[0] * 1000 for _ in range(9)]
     print(f"floor: one exact float32 mat-vec over the pool p50 {statistics.median(floor):.1f} ms")
-    times = [timed(lambda q=q: pool.run(q))[0] * 1000 for q in pool.queries]
+    times = [timed(functools.partial(pool.run, q))[0] * 1000 for q in pool.queries]
     run = pool.run(pool.queries[0])
     print(
         f"run_overlap excl. embedding: p50 {statistics.median(times):.1f} ms, "
@@ -227,10 +229,12 @@ def measure_size(n: int, queries: int, embed: Callable[[str], Any] | None) -> No
         f"{len(run.omissions)} omissions, coverage {run.coverage})"
     )
     if embed is not None:
-        total = [
-            timed(lambda q=q: pool.run(q, embed(record_text(q))))[0] * 1000
-            for q in pool.queries[: min(queries, 15)]
-        ]
+
+        def embedded(query: TaskRecord) -> Any:
+            return pool.run(query, embed(record_text(query)))
+
+        sample = pool.queries[: min(queries, 15)]
+        total = [timed(functools.partial(embedded, q))[0] * 1000 for q in sample]
         print(
             f"run_overlap incl. embedding: p50 {statistics.median(total):.1f} ms, "
             f"p95 {pct(total, 95):.1f} ms"
@@ -249,7 +253,7 @@ def measure_embedding(sample: int) -> Callable[[str], Any]:
     load, _ = timed(embedder.load)
     texts = plain_texts(sample, seed=SEED + 2)
     bulk, _ = timed(lambda: embedder.embed_texts(texts))
-    singles = [timed(lambda t=t: embedder.embed_texts([t]))[0] * 1000 for t in texts[:20]]
+    singles = [timed(functools.partial(embedder.embed_texts, [t]))[0] * 1000 for t in texts[:20]]
     rate = sample / bulk
     print(
         f"\n== embedding (all-MiniLM-L6-v2, cpu): load {load:.1f} s; bulk {rate:.0f} records/s "

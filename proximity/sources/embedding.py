@@ -97,11 +97,13 @@ class SentenceEmbedder:
         fields: Sequence[str] = INDEXABLE_FIELDS,
         device: str = "cpu",
         batch_size: int = 32,
+        torch_threads: int | None = 1,
     ) -> None:
         self.model_dir = Path(model_dir) if model_dir is not None else default_model_dir()
         self.fields = tuple(fields)
         self.device = device
         self.batch_size = batch_size
+        self.torch_threads = torch_threads
         self._model: Any = None
         self._space: SpaceDefinition | None = None
         self._lock = threading.Lock()
@@ -118,8 +120,14 @@ class SentenceEmbedder:
             os.environ["HF_HUB_OFFLINE"] = "1"  # set before import: never download at run time
             os.environ["TRANSFORMERS_OFFLINE"] = "1"
             try:
+                import torch
                 from sentence_transformers import SentenceTransformer
 
+                if self.torch_threads is not None:
+                    # Process-wide. One intra-op thread: on the shared 2-core host, two threads
+                    # spin against other workers and a single query took 230-580 ms instead of
+                    # 23-30 ms (measured 2026-11-29, docs/BENCHMARKS.md).
+                    torch.set_num_threads(self.torch_threads)
                 model = SentenceTransformer(str(self.model_dir), device=self.device)
             except Exception as exc:
                 raise EmbeddingUnavailableError(f"embedding model failed to load: {exc}") from exc
