@@ -60,8 +60,15 @@ def _graph(
     """Union of every readable worktree's graph; the shared cache makes repeats cheap."""
     shared: MutableMapping[str, ParsedImports] = {} if cache is None else cache
     roots = [ws.path for ws in sets if ws.merge_base is not None and Path(ws.path).is_dir()]
-    # Sequential on purpose: the cache mapping may not be thread-safe (a Django cache is).
-    return merge_graphs(build_import_graph(root, cache=shared) for root in roots)
+    # Sequential on purpose: the cache mapping may not be thread-safe. Each build gets the
+    # previous worktree's graph: with the same paths and configs, its resolver and the edges
+    # of identical blobs are valid here too (resolution depends on nothing else).
+    graphs: list[ImportGraph] = []
+    for root in roots:
+        graphs.append(
+            build_import_graph(root, cache=shared, previous=graphs[-1] if graphs else None)
+        )
+    return merge_graphs(graphs)
 
 
 def read_repository_airspace(
