@@ -18,7 +18,12 @@ from typing import Any
 
 from proximity.engine.imports.diff import FileDiff, parse_raw_patch
 from proximity.sources.git._run import GitError, git, git_text
-from proximity.sources.git.worktrees import Worktree, discover_worktrees, explicit_worktrees
+from proximity.sources.git.worktrees import (
+    Worktree,
+    branch_descriptions,
+    discover_worktrees,
+    explicit_worktrees,
+)
 
 __all__ = ["WorkingFile", "WorkingSet", "read_working_set", "read_working_sets"]
 
@@ -241,8 +246,9 @@ def read_working_sets(
 
     Raises :class:`GitError` only when ``repo`` itself is not a git repository; each worktree's
     own problems (missing base, deleted directory, unreadable file) are errors on its result and
-    the other worktrees are still read. Worktrees are read in parallel threads: the time is spent
-    in git subprocesses, which release the GIL.
+    the other worktrees are still read. A branch description (``git branch --edit-description``)
+    becomes the agent's label. Worktrees are read in parallel threads: the time is spent in git
+    subprocesses, which release the GIL.
     """
     if worktrees is not None:
         found = explicit_worktrees(worktrees)
@@ -250,5 +256,8 @@ def read_working_sets(
         found = discover_worktrees(repo)
     else:
         raise ValueError("read_working_sets needs repo or worktrees")
+    readable = [w.path for w in found if w.problem is None and Path(w.path).is_dir()]
+    labels = branch_descriptions(readable[0]) if readable else {}
     with ThreadPoolExecutor(max_workers=max_workers) as pool:
-        return tuple(pool.map(lambda w: read_working_set(w, base=base), found))
+        sets = pool.map(lambda w: read_working_set(w, base=base), found)
+        return tuple(replace(ws, label=labels.get(ws.branch or "")) for ws in sets)

@@ -6,10 +6,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from proximity.sources.git._run import GitError, git_text
+from proximity.sources.git._run import GitError, git, git_text
 
 __all__ = [
     "Worktree",
+    "branch_descriptions",
     "discover_worktrees",
     "explicit_worktrees",
     "parse_worktree_porcelain",
@@ -50,6 +51,19 @@ def repository_root(repo: str | Path) -> Path:
     if not top:
         raise GitError(path, "a bare repository has no working tree to read")
     return Path(top)
+
+
+def branch_descriptions(repo: str | Path) -> dict[str, str]:
+    """First line of each ``git branch --edit-description`` text, by branch: a task label."""
+    code, out = git(repo, ["config", "-z", "--get-regexp", r"^branch\..*\.description$"],
+                    ok_codes=(0, 1))  # fmt: skip
+    labels = {}
+    for item in out.decode("utf-8", "replace").split("\0") if code == 0 else ():
+        key, _, value = item.partition("\n")
+        name = key.removeprefix("branch.").removesuffix(".description")
+        if item and value.strip():
+            labels[name] = value.strip().splitlines()[0]
+    return labels
 
 
 def _short(ref: str) -> str:

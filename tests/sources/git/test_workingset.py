@@ -167,3 +167,13 @@ def test_committed_deletion_is_dated_by_its_commit(tmp_path: Path) -> None:
     assert ws.to_agent_json()["files"] == [
         {"path": "b.txt", "status": "D", "baseHunks": [[1, 3]], "touchedAt": COMMIT_2}
     ]
+
+
+def test_branch_description_becomes_the_agent_label(tmp_path: Path) -> None:
+    repo = ScriptedRepo.create(tmp_path)
+    repo.write("a.txt", numbered(3))
+    repo.commit("base")
+    repo.add_worktree("fix/login.v2")
+    repo.git("config", "branch.fix/login.v2.description", "Fix the login form\nmore detail")
+    labels = {ws.agent_id: ws.to_agent_json()["label"] for ws in read_working_sets(repo.root)}
+    assert labels == {"fix/login.v2": "Fix the login form", "main": "main"}
