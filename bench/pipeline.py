@@ -1,7 +1,7 @@
 """Report-to-advisory latency through the real stack: 50 agents report over HTTP to gunicorn,
 Celery workers scan over Redis, advisories land in PostgreSQL.
 
-Run: ``.venv/bin/python -m tests.servers .venv/bin/python bench/pipeline.py [--agents 50]
+Run: ``.venv/bin/python -m tests.servers .venv/bin/python -m bench.pipeline [--agents 50]
 [--rounds 6] [--interval 2]``. The latency of a report is the time from the stored snapshot to
 the end of the first scan that included it (both server timestamps); the baseline is the same
 load with the debounce at 2 s, measured in the same run.
@@ -73,7 +73,8 @@ def _drive(url: str, token: str, agents: int, rounds: int, interval: float) -> t
     return errors, agents * rounds / (time.monotonic() - started)
 
 
-def _latencies(wait_s: float = 30.0) -> list[float]:
+def _latencies(wait_s: float = 60.0) -> list[float]:
+    """Per report: time until the first finished scan that saw it or a newer version of it."""
     from proximity.models import ProximityScan, Repository, WorkingSetSnapshot
 
     deadline = time.monotonic() + wait_s
@@ -81,18 +82,22 @@ def _latencies(wait_s: float = 30.0) -> list[float]:
         if time.monotonic() > deadline:
             break
         time.sleep(0.2)
-    scans = list(
-        ProximityScan.objects.filter(status="done").values_list("snapshot_ids", "finished_at")
+    snaps = {
+        pk: (agent, v, t)
+        for pk, agent, v, t in WorkingSetSnapshot.objects.values_list(
+            "pk", "agent_id", "version", "reported_at"
+        )
+    }
+    scans = sorted(
+        ProximityScan.objects.filter(status="done").values_list("finished_at", "snapshot_ids")
     )
-    first_done: dict[int, float] = {}
-    for ids, finished in scans:
-        for pk in ids:
-            t = finished.timestamp()
-            first_done[pk] = min(first_done.get(pk, t), t)
     out = []
-    for pk, reported in WorkingSetSnapshot.objects.values_list("pk", "reported_at"):
-        if pk in first_done:
-            out.append(first_done[pk] - reported.timestamp())
+    for agent, version, reported in snaps.values():
+        for finished, ids in scans:
+            seen = [snaps[i] for i in ids if i in snaps and snaps[i][0] == agent]
+            if finished >= reported and seen and seen[0][1] >= version:
+                out.append((finished - reported).total_seconds())
+                break
     return out
 
 

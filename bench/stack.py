@@ -1,7 +1,7 @@
 """Start the real stack for service benchmarks: gunicorn + Celery workers over PostgreSQL and Redis.
 
 Run a benchmark through the throwaway servers, e.g.
-``.venv/bin/python -m tests.servers .venv/bin/python bench/pipeline.py``; everything listens on
+``.venv/bin/python -m tests.servers .venv/bin/python -m bench.pipeline``; everything listens on
 loopback only and every process started here is stopped on exit.
 """
 
@@ -21,7 +21,6 @@ import requests
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-sys.path.insert(0, str(ROOT))
 
 
 def _free_port() -> int:
@@ -75,6 +74,8 @@ def running_stack(
                 str(web_workers),
                 "--threads",
                 str(threads),
+                "--keep-alive",  # longer than the clients' report interval: no reset races
+                "30",
                 "--log-level",
                 "warning",
             ],
@@ -123,7 +124,7 @@ def _wait_ready(url: str, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with contextlib.suppress(requests.RequestException):
-            if requests.get(f"{url}/api/health", timeout=2).status_code in (200, 503):
+            if requests.get(f"{url}/api/openapi.json", timeout=5).status_code == 200:
                 return
         time.sleep(0.2)
     raise SystemExit(f"the web server did not answer at {url} within {timeout:.0f} s")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError, InterfaceError
 from django.http import HttpRequest, HttpResponse
@@ -10,6 +12,8 @@ from ninja.errors import AuthenticationError, ValidationError
 
 from proximity.api.routes import router as proximity_router
 from proximity.exceptions import DomainError
+
+log = logging.getLogger(__name__)
 
 api = NinjaAPI(
     title="Overlap Radar API",
@@ -61,6 +65,7 @@ def too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
 
 @api.exception_handler(DatabaseError)
 def database_down(request: HttpRequest, exc: DatabaseError) -> HttpResponse:
+    log.warning("database error on %s: %s", request.path, exc)
     return _error(request, 503, "database unavailable, retry shortly", None)
 
 

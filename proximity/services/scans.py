@@ -60,7 +60,8 @@ def _finish_request(repo: Repository, requested_at: datetime | None) -> None:
 def _store(
     row: ProximityScan, result: dict[str, Any], inputs: AirspaceInputs, now: datetime
 ) -> None:
-    Repository.objects.select_for_update().filter(pk=row.repository_id).first()
+    # NO KEY: rows inserted by reports that reference the repository must not wait on this lock.
+    Repository.objects.select_for_update(no_key=True).filter(pk=row.repository_id).first()
     advisories_apply_scan(scan=row, result=result, snapshots=inputs.snapshots, now=now)
     RiskSample.objects.bulk_create(
         [

@@ -71,7 +71,7 @@ def _agent_for(principal: Principal | None, report: WorkingSetReport) -> Agent:
     if repo is None or not visible:
         raise NotFoundError("repository")
     # Lock the agent row so concurrent reports from one agent get consecutive versions.
-    agent, _ = Agent.objects.select_for_update().get_or_create(
+    agent, _ = Agent.objects.select_for_update(no_key=True).get_or_create(
         repository=repo, agent_id=report.agent_id, defaults={"principal": principal}
     )
     if principal is not None and agent.principal_id not in (None, principal.pk):
