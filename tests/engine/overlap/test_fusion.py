@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from proximity.engine.overlap.fusion import (
     convex_combination,
@@ -55,3 +57,18 @@ def test_convex_combination_min_max_normalises_each_list(alpha, golden):
 def test_convex_combination_rejects_alpha_outside_unit_interval():
     with pytest.raises(ValueError, match="alpha"):
         convex_combination(np.zeros(1), np.zeros(1), alpha=1.5)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.lists(st.integers(0, 30), unique=True, max_size=20),
+    st.lists(st.integers(0, 30), unique=True, max_size=20),
+    st.integers(0, 100),
+)
+def test_rrf_equals_reference_and_is_bounded_for_any_lists(a, b, k):
+    """Requirement 20 as a property: same order and scores as the loop; each score is at most
+    the number of lists times 1/(k+1)."""
+    fused = reciprocal_rank_fusion({"a": a, "b": b}, k=k)
+    reference = reciprocal_rank_fusion_reference({"a": a, "b": b}, k=k)
+    assert [(c.row, pytest.approx(c.score)) for c in fused] == reference
+    assert all(0 < c.score <= 2 / (k + 1) for c in fused)
