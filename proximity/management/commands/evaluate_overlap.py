@@ -67,17 +67,16 @@ class Command(BaseCommand):
         parser.add_argument("--cache-dir", default=None, help="embedding cache folder")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        name = Path(options["gitbugs"]).resolve().name
+        holdout = name.lower() in HOLDOUT_DATASETS  # decided before a single row is read
+        if holdout and options["tune"]:
+            raise CommandError(f"{name} is a holdout: no tuning decision may use it")
+        if holdout and not options["holdout"]:
+            raise CommandError(f"{name} is a holdout: pass --holdout to evaluate and log it")
         try:
             dataset = load_gitbugs(options["gitbugs"])
         except GitBugsFormatError as exc:
             raise CommandError(str(exc)) from exc
-        holdout = dataset.name.lower() in HOLDOUT_DATASETS
-        if holdout and options["tune"]:
-            raise CommandError(f"{dataset.name} is a holdout: no tuning decision may use it")
-        if holdout and not options["holdout"]:
-            raise CommandError(
-                f"{dataset.name} is a holdout: pass --holdout to evaluate and log it"
-            )
         records, created = report_records(dataset)
         queries = duplicate_queries(
             dict(zip((r.task_id for r in records), created, strict=True)), dataset.pairs
