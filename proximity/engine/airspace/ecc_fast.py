@@ -20,7 +20,12 @@ from proximity.engine.airspace.coupling import (
     dependency_matrix,
     node_ids,
 )
-from proximity.engine.airspace.crossing import IntervalSets, cross_in_groups, pair_intervals
+from proximity.engine.airspace.crossing import (
+    IntervalSets,
+    block_intervals,
+    pair_intervals,
+    ragged_cross,
+)
 from proximity.engine.airspace.embedding import touched_files
 from proximity.engine.airspace.lines import merge_ranges
 from proximity.engine.airspace.model import Airspace
@@ -32,13 +37,15 @@ __all__ = ["holders_of", "score_ecc_fast"]
 
 Ints = NDArray[np.int64]
 Floats = NDArray[np.float64]
+_BLOCK = 48  # paths with this many entries (hot files) are scored as one dense block
 
 
 def holders_of(path: Ints, agent: Ints, weight: Floats, n_paths: int) -> FileHolders:
     """Inverted index with one row per (path, agent), keeping the largest weight."""
     order = np.lexsort((-weight, agent, path))
     path, agent, weight = path[order], agent[order], weight[order]
-    first = np.r_[True, (path[1:] != path[:-1]) | (agent[1:] != agent[:-1])]
+    first = np.ones(len(path), dtype=bool)
+    first[1:] = (path[1:] != path[:-1]) | (agent[1:] != agent[:-1])
     path, agent, weight = path[first], agent[first], weight[first]
     ptr = np.searchsorted(path, np.arange(n_paths + 1)).astype(np.int64)
     return FileHolders(ptr, agent, weight)
@@ -69,31 +76,46 @@ def _overlap(
     out = np.zeros((n, n))
     if len(agent) == 0:
         return out
-    position = np.arange(len(agent))
-    rows = np.lexsort((position, agent, path))
-    later = np.r_[(path[rows][1:] != path[rows][:-1]) | (agent[rows][1:] != agent[rows][:-1]), True]
+    rows = np.lexsort((np.arange(len(agent)), agent, path))
+    later = np.ones(len(rows), dtype=bool)
+    later[:-1] = (path[rows][1:] != path[rows][:-1]) | (agent[rows][1:] != agent[rows][:-1])
     cols = rows[later]
     n_paths = int(path.max()) + 1
     row_ptr = np.searchsorted(path[rows], np.arange(n_paths + 1)).astype(np.int64)
     col_ptr = np.searchsorted(path[cols], np.arange(n_paths + 1)).astype(np.int64)
-    x, y = cross_in_groups(row_ptr, col_ptr)
-    r, c = rows[x], cols[y]
-    keep = agent[r] < agent[c]
-    r, c = r[keep], c[keep]
+    small = np.diff(row_ptr) < _BLOCK
+    group, kr, kc = ragged_cross(
+        np.where(small, np.diff(row_ptr), 0), np.where(small, np.diff(col_ptr), 0)
+    )
     sets = IntervalSets.from_lists(lines)
-    inter, _ = pair_intervals(sets, r, c)
-    whole = (sets.size[r] == 0) | (sets.size[c] == 0)
-    smallest = np.maximum(np.minimum(sets.size[r], sets.size[c]), 1)
-    ratio = np.where(whole, 1.0, inter / smallest)
-    np.maximum.at(out, (agent[r], agent[c]), weight[r] * weight[c] * ratio)
+    r, c = rows[row_ptr[group] + kr], cols[col_ptr[group] + kc]
+    _write(out, (agent, weight, sets), r, c, pair_intervals(sets, r, c)[0])
+    for p in np.flatnonzero(~small).tolist():
+        r_all, c_all = rows[row_ptr[p] : row_ptr[p + 1]], cols[col_ptr[p] : col_ptr[p + 1]]
+        block = block_intervals(sets, r_all, c_all)[0]
+        gr, gc = np.meshgrid(np.arange(len(r_all)), np.arange(len(c_all)), indexing="ij")
+        _write(out, (agent, weight, sets), r_all[gr.ravel()], c_all[gc.ravel()], block.ravel())
     return out
 
 
+def _write(
+    out: Floats, fields: tuple[Ints, Floats, IntervalSets], r: Ints, c: Ints, inter: Floats | Ints
+) -> None:
+    agent, weight, sets = fields
+    keep = agent[r] < agent[c]
+    r, c, inter = r[keep], c[keep], inter[keep]
+    whole = (sets.size[r] == 0) | (sets.size[c] == 0)
+    smallest = np.maximum(np.minimum(sets.size[r], sets.size[c]), 1)
+    ratio = np.where(whole, 1.0, inter / smallest)
+    flat = agent[r] * out.shape[0] + agent[c]
+    np.maximum.at(out.reshape(-1), flat, weight[r] * weight[c] * ratio)
+
+
 def _coupled(airspace: Airspace, paths: list[str], cap: int) -> CoupledFiles:
+    # One direction suffices: the backward pass would list exactly the transposed pairs, and
+    # dependency_matrix symmetrises, which takes the smaller of the two directed distances.
     graph = compiled_graph(airspace.adjacency)
-    nodes = node_ids(graph, paths)
-    parts = [coupled_files(m, nodes, cap=cap) for m in (graph.forward, graph.backward)]
-    return CoupledFiles(*(np.concatenate([p[k] for p in parts]) for k in range(3)))
+    return coupled_files(graph.forward, node_ids(graph, paths), cap=cap)
 
 
 def score_ecc_fast(airspace: Airspace, settings: Settings) -> PairTable:

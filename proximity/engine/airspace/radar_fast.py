@@ -18,7 +18,12 @@ from proximity.engine.airspace.coupling import (
     dependency_matrix,
     node_ids,
 )
-from proximity.engine.airspace.crossing import IntervalSets, cross_in_groups, pair_intervals
+from proximity.engine.airspace.crossing import (
+    IntervalSets,
+    block_intervals,
+    pair_intervals,
+    ragged_cross,
+)
 from proximity.engine.airspace.ecc_fast import holders_of
 from proximity.engine.airspace.model import Airspace
 from proximity.engine.airspace.paths import path_segments
@@ -31,6 +36,7 @@ __all__ = ["score_radar_fast"]
 
 Ints = NDArray[np.int64]
 Floats = NDArray[np.float64]
+_BLOCK = 48  # groups this large (hot files) are scored as one dense block
 
 
 def _units(
@@ -47,29 +53,55 @@ def _units(
     return np.array(agent, np.int64), np.array(key, np.int64), np.array(weight), regions
 
 
+def _write(
+    out: Floats, agent_x: Ints, agent_y: Ints, values: Floats, mask: NDArray[np.bool_] | None = None
+) -> None:
+    if mask is not None:
+        agent_x, agent_y, values = agent_x[mask], agent_y[mask], values[mask]
+    np.maximum.at(out.reshape(-1), agent_x * out.shape[0] + agent_y, values)
+
+
 def _overlap_adjacency(sets: Sequence[WorkingSet], n: int) -> tuple[Floats, Floats]:
+    """Units (agent, base key) sharing a key, as pairs for small groups and blocks for hot ones."""
     overlap, adjacency = np.zeros((n, n)), np.zeros((n, n))
     agent, key, weight, regions = _units(sets)
     if len(agent) == 0:
         return overlap, adjacency
     order = np.lexsort((agent, key))
     ptr = np.searchsorted(key[order], np.arange(int(key.max()) + 2)).astype(np.int64)
-    x, y = cross_in_groups(ptr, ptr)
-    x, y = order[x], order[y]
+    size = np.diff(ptr)
+    interval_sets = IntervalSets.from_lists([r or [] for r in regions])
+    whole = np.array([r is None for r in regions])
+    group, kx, ky = ragged_cross(np.where(size < _BLOCK, size, 0), np.where(size < _BLOCK, size, 0))
+    x, y = order[ptr[group] + kx], order[ptr[group] + ky]
     keep = agent[x] < agent[y]
     x, y = x[keep], y[keep]
-    interval_sets = IntervalSets.from_lists([r or [] for r in regions])
     inter, gap = pair_intervals(interval_sets, x, y)
-    whole = np.array([r is None for r in regions])
-    size = interval_sets.size
-    coefficient = np.where(
-        whole[x] | whole[y], 1.0, inter / np.maximum(np.minimum(size[x], size[y]), 1)
-    )
-    w = weight[x] * weight[y]
-    np.maximum.at(overlap, (agent[x], agent[y]), w * coefficient)
-    abut = (coefficient == 0) & (gap > 0) & (gap <= 2)
-    np.maximum.at(adjacency, (agent[x][abut], agent[y][abut]), w[abut])
+    _score(overlap, adjacency, (agent, weight, whole, interval_sets.size), x, y, inter, gap <= 2)
+    for g in np.flatnonzero(size >= _BLOCK).tolist():
+        members = order[ptr[g] : ptr[g + 1]]
+        block, near = block_intervals(interval_sets, members, members)
+        bx, by = np.triu_indices(len(members), k=1)
+        fields = (agent, weight, whole, interval_sets.size)
+        _score(overlap, adjacency, fields, members[bx], members[by], block[bx, by], near[bx, by])
     return overlap, adjacency
+
+
+def _score(
+    overlap: Floats,
+    adjacency: Floats,
+    fields: tuple[Ints, Floats, NDArray[np.bool_], Ints],
+    x: Ints,
+    y: Ints,
+    inter: NDArray[np.float64] | Ints,
+    near: NDArray[np.bool_],
+) -> None:
+    agent, weight, whole, size = fields
+    smallest = np.maximum(np.minimum(size[x], size[y]), 1)
+    coefficient = np.where(whole[x] | whole[y], 1.0, inter / smallest)
+    w = weight[x] * weight[y]
+    _write(overlap, agent[x], agent[y], w * coefficient)
+    _write(adjacency, agent[x], agent[y], w, (coefficient == 0) & near)
 
 
 def _dependency(airspace: Airspace, sets: Sequence[WorkingSet], settings: Settings) -> Floats:
@@ -84,7 +116,8 @@ def _dependency(airspace: Airspace, sets: Sequence[WorkingSet], settings: Settin
         path.astype(np.int64), agent.astype(np.int64), weight.astype(float), len(paths)
     )
     graph = compiled_graph(airspace.adjacency)
-    coupled = coupled_files(graph.undirected, node_ids(graph, paths), cap=settings.dependency_cap)
+    nodes = node_ids(graph, paths)
+    coupled = coupled_files(graph.undirected, nodes, cap=settings.dependency_cap, upper_only=True)
     return dependency_matrix(coupled, holders, n, gamma=settings.dep_decay)
 
 

@@ -58,7 +58,8 @@ def _ecc_hold(
 
 def _order(risk: NDArray[np.float64], rows: NDArray[np.int64]) -> NDArray[np.int64]:
     # Stable sort by risk descending keeps the input pair order among ties, as the reference.
-    return rows[np.argsort(-risk[rows], kind="stable")]
+    ordered: NDArray[np.int64] = rows[np.argsort(-risk[rows], kind="stable")]
+    return ordered
 
 
 def decide(airspace: Airspace, settings: Settings, table: PairTable, now_ms: float) -> Verdicts:
@@ -111,26 +112,19 @@ def _decide_radar(
 def _bounded_links(
     table: PairTable, risk: NDArray[np.float64], level: NDArray[np.int8], n: int, per_agent: int
 ) -> NDArray[np.int64]:
-    """Every non-clear pair plus each agent's ``per_agent`` riskiest non-zero pairs (W15)."""
+    """Every non-clear pair plus each agent's ``per_agent`` riskiest non-zero pairs (W15).
+
+    "Riskiest" is by risk, then input pair order, the order links are published in.
+    """
     keep = level > 0
-    order = np.lexsort((np.arange(len(risk)), -risk))
-    positive = order[risk[order] > 0]
-    both = _top_per_group(
-        np.concatenate([table.i[positive], table.j[positive]]),
-        np.concatenate([positive, positive]),
-        per_agent,
-    )
-    keep[both] = True
-    return _order(risk, np.flatnonzero(keep))
-
-
-def _top_per_group(groups: NDArray[np.int64], rows: NDArray[np.int64], k: int) -> NDArray[np.int64]:
-    """The first ``k`` rows of each group, ``rows`` being sorted best first."""
-    if k == 0 or len(rows) == 0:
-        return np.zeros(0, dtype=np.int64)
-    order = np.argsort(groups, kind="stable")
-    g = groups[order]
-    start = np.r_[0, np.flatnonzero(np.diff(g)) + 1]
-    rank = np.arange(len(g)) - np.repeat(start, np.diff(np.r_[start, len(g)]))
-    picked: NDArray[np.int64] = rows[order][rank < k]
-    return picked
+    order = _order(risk, np.arange(len(risk)))
+    if per_agent > 0 and len(risk) and n > 1:
+        rank = np.empty(len(risk), dtype=np.int64)
+        rank[order] = np.arange(len(risk))
+        rank[risk <= 0] = len(risk)
+        grid = np.full((n, n), len(risk), dtype=np.int64)
+        grid[table.i, table.j] = grid[table.j, table.i] = rank
+        k = min(per_agent, n - 1)
+        kth = np.partition(grid, k - 1, axis=1)[:, k - 1]
+        keep |= ((rank <= kth[table.i]) | (rank <= kth[table.j])) & (risk > 0)
+    return order[keep[order]]

@@ -48,3 +48,28 @@ def test_bench_world_ten_agents_match_the_published_counts() -> None:
         levels = [link["level"] for link in scan(data, profile="ecc-v0")["links"]]
         got = tuple(levels.count(x) for x in ("resolution", "advisory", "clear"))
         assert got == counts, (n, f)
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_hot_file_block_path_equals_reference(profile: str) -> None:
+    # 60 agents on one file exceeds the block threshold, so the dense-block path is used.
+    data = random_airspace(11, n_agents=60, max_files=2)
+    rng = __import__("random").Random(5)
+    for member in data["agents"]:
+        start = rng.randint(1, 40)
+        member["files"].append(
+            {
+                "path": "hot/file.js",
+                "lines": [[start, start + rng.randint(0, 6)]],
+                "baseHunks": [[start, rng.choice([0, 1, 4])]],
+                "weight": rng.random(),
+            }
+        )
+    parsed = parse_airspace(data)
+    settings = resolve(PROFILES[profile], parsed.options)
+    fast = score(parsed, settings, NOW_MS, engine="fast")
+    slow = score(parsed, settings, NOW_MS, engine="reference")
+    n = len(parsed.agents)
+    overlap = PROFILES[profile].channels.index("overlap")
+    assert (fast.channels[:, overlap] > 0).sum() > 100
+    np.testing.assert_allclose(_dense(fast, n), _dense(slow, n), rtol=0, atol=1e-12)
