@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 
 from django.core.exceptions import RequestDataTooBig
-from django.db import DatabaseError, InterfaceError
+from django.db import DatabaseError, DataError, InterfaceError
 from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
-from ninja.errors import AuthenticationError, ValidationError
+from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
 from proximity.api.routes import router as proximity_router
 from proximity.exceptions import DomainError
@@ -53,6 +53,23 @@ def validation_error(request: HttpRequest, exc: ValidationError) -> HttpResponse
     return _error(request, 422, f"{field or 'request'}: {first.get('msg', 'invalid')}", field)
 
 
+@api.exception_handler(HttpError)
+def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    # ninja raises HttpError(400) for a body that is not JSON: bad input like any other, so a
+    # documented 422 naming the body (found by tests/proximity/api/test_schemathesis.py).
+    if exc.status_code == 400:
+        return _error(request, 422, "body: not valid JSON", "body")
+    return _error(request, exc.status_code, str(exc), None)
+
+
+@api.exception_handler(Throttled)
+def throttled(request: HttpRequest, exc: Throttled) -> HttpResponse:
+    response = _error(request, 429, "too many requests, slow down", None)
+    if exc.wait is not None:
+        response["Retry-After"] = str(int(exc.wait))
+    return response
+
+
 @api.exception_handler(AuthenticationError)
 def authentication_error(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
     return _error(request, 401, "missing, unknown or revoked token", "Authorization")
@@ -61,6 +78,14 @@ def authentication_error(request: HttpRequest, exc: AuthenticationError) -> Http
 @api.exception_handler(RequestDataTooBig)
 def too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
     return _error(request, 413, "request body too large", "body")
+
+
+@api.exception_handler(DataError)
+def value_rejected_by_database(request: HttpRequest, exc: DataError) -> HttpResponse:
+    # The database refused a value (a NUL byte, an integer beyond bigint): bad input, not an
+    # outage, so 422 rather than 503 (found by tests/proximity/api/test_schemathesis.py).
+    log.info("database rejected a value on %s: %s", request.path, exc)
+    return _error(request, 422, "a value is out of range or contains a NUL byte", None)
 
 
 @api.exception_handler(DatabaseError)

@@ -7,7 +7,7 @@ from datetime import datetime
 from django.http import HttpRequest
 from django.utils import timezone
 from ninja import Query, Router, Schema, Status
-from pydantic import AwareDatetime
+from pydantic import AwareDatetime, Field
 
 from proximity.api.auth import TokenAuth, principal_of
 from proximity.api.presenters import advisory_out, message_out, scan_out
@@ -35,7 +35,16 @@ from proximity.services.messages import messages_take_pending
 from proximity.services.working_sets import WorkingSetReport, working_set_report
 
 router = Router(tags=["airspace"], auth=TokenAuth())
-ERRORS = {401: ErrorOut, 404: ErrorOut, 409: ErrorOut, 413: ErrorOut, 422: ErrorOut, 503: ErrorOut}
+# Every authenticated route can answer these (documented so the schema matches what is sent).
+ERRORS = {
+    401: ErrorOut,
+    404: ErrorOut,
+    409: ErrorOut,
+    413: ErrorOut,
+    422: ErrorOut,
+    429: ErrorOut,
+    503: ErrorOut,
+}
 
 
 class AdvisoryFilter(Schema):
@@ -44,8 +53,9 @@ class AdvisoryFilter(Schema):
     state: str | None = None
     agent: str | None = None
     since: AwareDatetime | None = None
-    limit: int = 100
-    offset: int = 0
+    # Bounded: an unbounded offset overflowed PostgreSQL's bigint (a 503 found by schemathesis).
+    limit: int = Field(default=100, ge=1, le=500)
+    offset: int = Field(default=0, ge=0, le=10_000_000)
 
 
 @router.post(
@@ -75,7 +85,7 @@ def report_working_set(request: HttpRequest, body: WorkingSetIn) -> Status[Worki
     return Status(201, out)
 
 
-@router.get("/repositories", response=list[RepositoryOut], by_alias=True)
+@router.get("/repositories", response={200: list[RepositoryOut], **ERRORS}, by_alias=True)
 def list_repositories(request: HttpRequest) -> list[RepositoryOut]:
     return [
         RepositoryOut(
@@ -103,7 +113,7 @@ def read_latest_scan(request: HttpRequest, name: str) -> ScanOut:
     return scan_out(scan)
 
 
-@router.get("/advisories", response=list[AdvisoryOut], by_alias=True)
+@router.get("/advisories", response={200: list[AdvisoryOut], **ERRORS}, by_alias=True)
 def list_advisories(request: HttpRequest, filters: Query[AdvisoryFilter]) -> list[AdvisoryOut]:
     rows = advisory_list(principal_of(request), **filters.model_dump(exclude={"limit", "offset"}))
     limit = max(1, min(filters.limit, 500))

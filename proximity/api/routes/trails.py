@@ -19,7 +19,14 @@ router = Router(tags=["trails"], auth=TokenAuth())
 
 @router.get(
     "/trails/{trail_id}",
-    response={200: TrailOut, 401: ErrorOut, 404: ErrorOut},
+    response={
+        200: TrailOut,
+        401: ErrorOut,
+        404: ErrorOut,
+        422: ErrorOut,
+        429: ErrorOut,
+        503: ErrorOut,
+    },
     by_alias=True,
     summary="A stored shadow trail, verified again as it is read",
 )
