@@ -6,6 +6,7 @@ one pure builder; nothing is computed at import time.
 
 from __future__ import annotations
 
+import hashlib
 from datetime import timedelta
 from typing import Any
 
@@ -21,6 +22,7 @@ from proximity.dashboard.records import BAND_LABELS, BANDS
 from proximity.exceptions import NotFoundError
 from proximity.models import Principal
 from proximity.selectors.board import (
+    board_agent_ids,
     board_cards,
     board_repositories,
     board_scene,
@@ -104,26 +106,48 @@ def _layout() -> html.Div:
             ),
             html.Div(id="ack-status", role="status", **{"aria-live": "polite"}),
             dcc.Store(id="selected-agent"),
+            dcc.Store(id="scene-key"),
+            dcc.Store(id="kanban-key"),
             dcc.Store(id="ack-count", data=0),
             dcc.Interval(id="tick", interval=REFRESH_MS),
         ]
     )
 
 
+def _digest(*parts: Any) -> str:
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+
 def _scene(
-    repo: str | None, bands: list[str], agent: str | None, window: str | None, selected: str | None
-) -> tuple[Any, Any]:
+    repo: str | None,
+    bands: list[str],
+    agent: str | None,
+    window: str | None,
+    selected: str | None,
+    previous: str | None,
+) -> tuple[Any, Any, Any]:
     principal = _viewer()
-    scene = board_scene(principal, repo, since=_since(window)) if principal and repo else None
+    scene = (
+        board_scene(principal, repo, since=_since(window), files_of=selected)
+        if principal and repo
+        else None
+    )
     if scene is None:
-        return {"data": [], "layout": {"title": {"text": "nothing visible"}}}, "Coverage: unknown."
+        empty = {"data": [], "layout": {"title": {"text": "nothing visible"}}}
+        return empty, "Coverage: unknown.", None
+    # An interval refresh with the same scan and filters sends nothing: the camera stays put and
+    # the refresh costs a few hundred bytes instead of the whole scene.
+    key = _digest(repo, bands, agent, window, selected, scene.generated_at, scene.coverage,
+                  [a.agent_id for a in scene.agents])  # fmt: skip
+    if key == previous:
+        return no_update, no_update, no_update
     figure = airspace_figure(scene, bands=bands or [], agent=agent, selected=selected)
     status = (
         "Coverage: ok."
         if scene.coverage.status == "ok"
         else (f"Coverage {scene.coverage.status}: {scene.coverage.message}")
     )
-    return figure, status
+    return figure, status, key
 
 
 def _agent_panel(repo: str | None, selected: str | None, window: str | None) -> Any:
@@ -159,21 +183,26 @@ def _register(app: Dash) -> None:
     app.callback(
         Output("airspace", "figure"),
         Output("coverage", "children"),
+        Output("scene-key", "data"),
         *filters,
         Input("selected-agent", "data"),
         Input("tick", "n_intervals"),
-    )(lambda repo, bands, agent, window, selected, _n: _scene(repo, bands, agent, window, selected))
+        State("scene-key", "data"),
+    )(lambda repo, bands, agent, window, sel, _n, key: _scene(repo, bands, agent, window, sel, key))
     app.callback(
         Output("kanban", "children"),
+        Output("kanban-key", "data"),
         *filters,
         Input("tick", "n_intervals"),
         Input("ack-count", "data"),
+        State("kanban-key", "data"),
     )(_kanban)
     app.callback(Output("agent", "options"), Input("repository", "value"))(_agent_options)
     app.callback(
         Output("selected-agent", "data"),
         Input("airspace", "clickData"),
         State("selected-agent", "data"),
+        prevent_initial_call=True,  # so the first scene does not wait for a round trip
     )(_select)
     app.callback(
         Output("agent-panel", "children"),
@@ -198,20 +227,24 @@ def _kanban(
     window: str | None,
     _tick: Any,
     _acks: Any,
-) -> Any:
+    previous: str | None,
+) -> tuple[Any, Any]:
     principal = _viewer()
     if principal is None or repo is None:
-        return html.P("Nothing visible.")
+        return html.P("Nothing visible."), None
     columns = board_cards(
         principal, repository=repo, bands=bands or [], agent=agent, since=_since(window)
     )
-    return kanban_view(columns, board_task_cards(principal))
+    tasks = board_task_cards(principal)
+    key = _digest(columns, tasks)  # records are dataclasses: their repr is their content
+    if key == previous:
+        return no_update, no_update
+    return kanban_view(columns, tasks), key
 
 
 def _agent_options(repo: str | None) -> list[str]:
     principal = _viewer()
-    scene = board_scene(principal, repo) if principal and repo else None
-    return sorted(a.agent_id for a in scene.agents) if scene else []
+    return board_agent_ids(principal, repo) if principal and repo else []
 
 
 def _select(click: dict[str, Any] | None, current: str | None) -> str | None:

@@ -45,6 +45,7 @@ FOLDER_PALETTE = (
     "#637939",
 )
 AGENT_COLOUR = "#14213d"
+LABEL_LIMIT = 24
 HIGHLIGHT_COLOUR = "#facc15"
 
 
@@ -94,14 +95,19 @@ def _files_trace(files: Sequence[FilePoint]) -> go.Scatter3d:
     )
 
 
-def _agents_trace(agents: Sequence[AgentPoint], selected: str | None) -> go.Scatter3d:
+def _agents_trace(
+    agents: Sequence[AgentPoint], selected: str | None, labelled: set[str]
+) -> go.Scatter3d:
+    labels = [
+        a.agent_id if a.agent_id in labelled or a.agent_id == selected else "" for a in agents
+    ]
     return go.Scatter3d(
         name="agents",
         x=[_r(a.x) for a in agents],
         y=[_r(a.y) for a in agents],
         z=[_r(a.z) for a in agents],
         mode="markers+text",
-        text=[a.agent_id for a in agents],
+        text=labels,
         textposition="top center",
         customdata=[a.agent_id for a in agents],
         marker={
@@ -186,6 +192,20 @@ def _highlight_trace(scene: Scene, selected: str) -> go.Scatter3d:
     )
 
 
+def _labelled(links: Sequence[LinkRecord]) -> set[str]:
+    """Agents named in the scene: the riskiest pairs' first, at most ``LABEL_LIMIT``.
+
+    Every text label is a glyph texture in WebGL; 200 of them cost seconds in software rendering,
+    so the rest are named on hover only.
+    """
+    out: set[str] = set()
+    for link in sorted(links, key=lambda x: -x.risk):
+        if len(out) >= LABEL_LIMIT:
+            break
+        out.update((link.a, link.b))
+    return out
+
+
 def _visible_links(scene: Scene, bands: Sequence[str], agent: str | None) -> list[LinkRecord]:
     at = {a.agent_id for a in scene.agents}
     return [
@@ -231,7 +251,7 @@ def airspace_figure(
     """
     at = {a.agent_id: a for a in scene.agents}
     links = _visible_links(scene, bands, agent)
-    traces: list[go.Scatter3d] = [_files_trace(scene.files), _agents_trace(scene.agents, selected)]
+    traces = [_files_trace(scene.files), _agents_trace(scene.agents, selected, _labelled(links))]
     for band in BANDS:
         in_band = [x for x in links if x.band == band]
         if in_band:

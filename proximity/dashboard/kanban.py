@@ -89,7 +89,7 @@ def card_view(card: Card) -> html.Article:
         )
     return html.Article(
         [
-            html.Header(
+            html.Div(
                 [
                     html.Span(f"{BAND_SHAPES[card.band]} {band}", className="badge"),
                     html.Span(f" risk {card.risk:.2f} · {TREND.get(card.trend, 'steady')}"),

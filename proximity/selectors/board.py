@@ -39,6 +39,7 @@ from proximity.selectors.airspace import latest_scan
 
 __all__ = [
     "COLUMNS",
+    "board_agent_ids",
     "board_cards",
     "board_repositories",
     "board_scene",
@@ -103,10 +104,24 @@ def _links(result: dict[str, Any], roles: dict[tuple[str, str], Any]) -> list[Li
     return out
 
 
+def board_agent_ids(principal: Principal | None, repository: str) -> list[str]:
+    repo = repository_get(principal, repository)
+    rows = Agent.objects.filter(repository=repo) if repo else Agent.objects.none()
+    return list(rows.order_by("agent_id").values_list("agent_id", flat=True))
+
+
 def board_scene(
-    principal: Principal | None, repository: str, *, since: datetime | None = None
+    principal: Principal | None,
+    repository: str,
+    *,
+    since: datetime | None = None,
+    files_of: str | None = None,
 ) -> Scene | None:
-    """The latest scan of a visible repository as plain records; ``None`` when not visible."""
+    """The latest scan of a visible repository as plain records; ``None`` when not visible.
+
+    ``agent_files`` is filled for ``files_of`` only (the clicked agent): reading every snapshot's
+    file list on each refresh would cost more than the whole scene.
+    """
     repo = repository_get(principal, repository)
     if repo is None:
         return None
@@ -127,7 +142,9 @@ def board_scene(
         if recent is None or p["agentId"] in recent
     ]
     files = [FilePoint(path, *xyz[:3]) for path, xyz in result.get("fileCoordinates", {}).items()]
-    snaps = WorkingSetSnapshot.objects.filter(pk__in=scan.snapshot_ids if scan else [])
+    snaps = WorkingSetSnapshot.objects.filter(
+        pk__in=scan.snapshot_ids if scan and files_of else [], agent__agent_id=files_of
+    )
     agent_files = {
         agent_id: [f["path"] for f in entries]
         for agent_id, entries in snaps.values_list("agent__agent_id", "files")

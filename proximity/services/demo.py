@@ -7,13 +7,15 @@ the same services later; this is its static seed.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.utils import timezone
 
-from proximity.models import Principal, ProximityScan, Repository
+from proximity.models import DependencyGraphSnapshot, Principal, ProximityScan, Repository
 from proximity.services.scans import scan_run
 from proximity.services.working_sets import WorkingSetReport, working_set_report
 
@@ -42,7 +44,7 @@ def _f(path: str, start: int, end: int, excerpt: str, **extra: Any) -> dict[str,
 
 
 def demo_agents() -> list[DemoAgent]:
-    """Eight agents: an edit overlap, an import across folders, a rename, a conflict, clear ones."""
+    """Nine agents: an edit overlap, an import across folders, a rename, a conflict, clear ones."""
     charge = "src/payments/charge.py"
     return [
         DemoAgent(
@@ -77,6 +79,12 @@ def demo_agents() -> list[DemoAgent]:
                 )
             ],
             ["src/search/index.py"],
+        ),
+        DemoAgent(
+            "search-ranking",
+            "Tune search ranking weights",
+            [_f("src/search/ranking.py", 1, 40, "-W_TITLE = 2.0\n+W_TITLE = 3.5")],
+            ["src/search/ranking.py", "src/search/index.py"],
         ),
         DemoAgent(
             "money-rename",
@@ -128,6 +136,22 @@ def demo_agents() -> list[DemoAgent]:
     ]
 
 
+# The import graph the watcher would read: search and the cart page import payments code.
+DEMO_GRAPH = {
+    "src/search/index.py": ["src/payments/money.py"],
+    "web/cart/Cart.tsx": ["src/payments/charge.py"],
+}
+
+
+def _store_graph(repo: Repository) -> None:
+    digest = hashlib.sha256(json.dumps(DEMO_GRAPH, sort_keys=True).encode()).hexdigest()
+    DependencyGraphSnapshot.objects.get_or_create(
+        repository=repo,
+        content_hash=digest,
+        defaults={"adjacency": DEMO_GRAPH, "file_count": len(DEMO_GRAPH), "edge_count": 2},
+    )
+
+
 def _report(principal: Principal, agent: DemoAgent, now: datetime) -> None:
     report = WorkingSetReport(
         DEMO_REPOSITORY,
@@ -146,6 +170,7 @@ def demo_airspace_seed(
     """Create (or refresh) the demo repository's airspace and scan it once, synchronously."""
     now = now or timezone.now()
     repo, _ = Repository.objects.get_or_create(name=DEMO_REPOSITORY, defaults={"scope": DEMO_SCOPE})
+    _store_graph(repo)
     for agent in demo_agents():
         _report(principal, agent, now)
     # The cart pair's branches already fail a dry-run merge: the board shows it as conflicting.

@@ -60,16 +60,20 @@ def _kanban(site, repo):
         {"id": "tick", "property": "n_intervals", "value": 1},
         {"id": "ack-count", "property": "data", "value": 0},
     ]
-    response = callback(site, "kanban.children", [*_inputs(repo), *extra])
+    state = [{"id": "kanban-key", "property": "data", "value": None}]
+    output = "..kanban.children...kanban-key.data.."
+    response = callback(site, output, [*_inputs(repo), *extra], state)
     return response.status_code, response.get_data(as_text=True)
 
 
-def _scene(site, repo):
+def _scene(site, repo, previous=None):
     extra = [
         {"id": "selected-agent", "property": "data", "value": None},
         {"id": "tick", "property": "n_intervals", "value": 1},
     ]
-    response = callback(site, "..airspace.figure...coverage.children..", [*_inputs(repo), *extra])
+    state = [{"id": "scene-key", "property": "data", "value": previous}]
+    output = "..airspace.figure...coverage.children...scene-key.data.."
+    response = callback(site, output, [*_inputs(repo), *extra], state)
     assert response.status_code == 200, response.get_data(as_text=True)[:500]
     return response.get_json()["response"]
 
@@ -127,6 +131,13 @@ def test_scene_has_files_agents_and_a_resolution_link(login, seeded, lead, user_
     assert names[:2] == ["files (colour = folder)", "agents"]
     assert any(n.startswith("Resolution Advisory") for n in names)
     assert out["coverage"]["children"] == "Coverage: ok."
+
+
+def test_refresh_without_a_new_scan_sends_no_figure(login, seeded, lead, user_of):
+    site = login(user_of(lead))
+    first = _scene(site, "web")
+    again = _scene(site, "web", previous=first["scene-key"]["data"])
+    assert again == {}  # no_update everywhere: nothing re-sent, the camera stays put
 
 
 def test_scene_without_a_scan_says_unknown(login, lead, user_of):

@@ -110,3 +110,15 @@ def test_unknown_coverage_is_announced_never_drawn_as_clear():
     [note] = fig.layout.annotations
     assert note.text.startswith("Coverage UNKNOWN")
     assert not any(t.name.startswith("Clear") for t in fig.data)
+
+
+def test_only_the_riskiest_pairs_agents_are_labelled_in_a_crowd():
+    from proximity.dashboard.figures import LABEL_LIMIT
+
+    agents = [AgentPoint(f"a{k:03d}", "", k, 0, 0, 1) for k in range(200)]
+    links = [LinkRecord(f"a{k:03d}", f"a{k + 1:03d}", k / 200, "traffic") for k in range(0, 200, 2)]
+    scene = Scene("web", agents, [], links, {}, Coverage("ok"))
+    labels = [t for t in airspace_figure(scene).data[1].text if t]
+    assert len(labels) == LABEL_LIMIT
+    assert "a198" in labels  # the riskiest pair is named
+    assert "a000" not in labels
