@@ -15,6 +15,7 @@ from django.db import OperationalError
 
 from proximity.services.heartbeat import heartbeat_record
 from proximity.services.lifecycle import snapshots_expire
+from proximity.services.overlap_runs import overlap_run_execute, overlap_runs_sweep
 from proximity.services.scan_requests import scan_requests_sweep
 from proximity.services.scans import scan_run
 from proximity.services.watch import repository_watch_tick
@@ -24,6 +25,7 @@ __all__ = [
     "deliver_webhook",
     "expire_stale",
     "record_heartbeat",
+    "run_overlap_for_version",
     "scan_repository",
     "sweep_scan_requests",
     "watch_repositories",
@@ -47,7 +49,14 @@ def scan_repository(self: Any, repository_id: int) -> int | None:
 
 @shared_task(bind=True, name="proximity.sweep_scan_requests", **RETRY)
 def sweep_scan_requests(self: Any) -> int:
-    return scan_requests_sweep()
+    # The outbox sweep covers both pipelines: pending scans and pending overlap runs.
+    return scan_requests_sweep() + overlap_runs_sweep()
+
+
+@shared_task(bind=True, name="proximity.run_overlap_for_version", acks_late=True, **RETRY)
+def run_overlap_for_version(self: Any, version_id: int, policy_digest: str) -> int | None:
+    run = overlap_run_execute(version_id=version_id, policy_digest=policy_digest)
+    return run.pk if run else None
 
 
 @shared_task(bind=True, name="proximity.expire_stale", **RETRY)

@@ -8,6 +8,7 @@ from django.http import HttpRequest
 from ninja.errors import AuthenticationError
 from ninja.security import HttpBearer
 
+from proximity.api.throttles import auth_failure_throttle
 from proximity.models import Principal
 from proximity.selectors.access import principal_for_token
 
@@ -16,7 +17,10 @@ __all__ = ["TokenAuth", "principal_of"]
 
 class TokenAuth(HttpBearer):
     def authenticate(self, request: HttpRequest, token: str) -> Principal | None:
-        return principal_for_token(token)
+        principal = principal_for_token(token)
+        if principal is None:
+            auth_failure_throttle(request)  # guessing tokens is slowed down per address
+        return principal
 
 
 def principal_of(request: HttpRequest) -> Principal:

@@ -2,10 +2,33 @@
 
 from __future__ import annotations
 
-from proximity.api.schemas import AdvisoryOut, MessageOut, ScanOut
-from proximity.models import ProximityAdvisory, ProximityScan, TriggerMessage
+from proximity.api.schemas import (
+    AdvisoryOut,
+    MessageOut,
+    OverlapAdvisoryOut,
+    OverlapRunOut,
+    ScanOut,
+    TaskVersionOut,
+)
+from proximity.models import (
+    OverlapAdvisory,
+    OverlapRun,
+    Principal,
+    ProximityAdvisory,
+    ProximityScan,
+    TaskVersion,
+    TriggerMessage,
+)
+from proximity.selectors.tasks import advisory_is_current, omission_counts, version_visible
 
-__all__ = ["advisory_out", "message_out", "scan_out"]
+__all__ = [
+    "advisory_out",
+    "message_out",
+    "overlap_advisory_out",
+    "run_out",
+    "scan_out",
+    "version_out",
+]
 
 
 def advisory_out(a: ProximityAdvisory) -> AdvisoryOut:
@@ -62,3 +85,81 @@ def scan_out(s: ProximityScan) -> ScanOut:
         file_coordinates=result.get("fileCoordinates", {}),
         links=result.get("links", []),
     )
+
+
+def version_out(v: TaskVersion) -> TaskVersionOut:
+    return TaskVersionOut(
+        task_id=v.record.task_id,
+        work_version=v.work_version,
+        current=v.superseded_at is None,
+        scope=v.scope,
+        disclosure=v.disclosure,
+        objective=v.objective,
+        deliverable=v.deliverable,
+        acceptance=v.acceptance,
+        dependencies=v.dependencies,
+        purpose=v.purpose,
+        plan_facts=v.plan_facts,
+        plan_sketch=v.plan_sketch,
+        owner=v.owner,
+        space_id=v.space_id,
+        created_at=v.created_at,
+    )
+
+
+def overlap_advisory_out(a: OverlapAdvisory) -> OverlapAdvisoryOut:
+    return OverlapAdvisoryOut(
+        id=a.pk,
+        status=a.status,
+        current=advisory_is_current(a),
+        task_a=a.version_a.record.task_id,
+        version_a=a.version_a.work_version,
+        task_b=a.version_b.record.task_id,
+        version_b=a.version_b.work_version,
+        coverage=a.coverage,
+        ranks=a.ranks,
+        fused_rank=a.fused_rank,
+        features=a.features,
+        evidence=a.evidence,
+        created_at=a.created_at,
+    )
+
+
+def run_out(run: OverlapRun, principal: Principal) -> OverlapRunOut:
+    unknowns = [
+        {
+            "reason": u.reason,
+            "detail": u.detail,
+            "candidate": _ref(u.candidate)
+            if u.candidate and version_visible(principal, u.candidate)
+            else None,
+        }
+        for u in run.unknowns.select_related("candidate__record")
+    ]
+    counts = omission_counts(run)
+    return OverlapRunOut(
+        task_id=run.query.record.task_id,
+        work_version=run.query.work_version,
+        status=run.status,
+        coverage=run.coverage,
+        policy_digest=run.policy_digest,
+        policy_version=run.policy_version,
+        snapshot_id=run.snapshot_id,
+        pool_size=run.pool_size,
+        advisories=sum(
+            1
+            for a in run.advisories.select_related("version_b")
+            if version_visible(principal, a.version_b)
+        ),
+        unknowns=unknowns,
+        omitted_count=sum(counts.values()),
+        omitted_by_reason=counts,
+        repairs=[
+            {"kind": r.kind, "reason": r.reason, "route": r.route}
+            for r in run.repairrecord_set.all()
+        ],
+    )
+
+
+def _ref(v: TaskVersion) -> str:
+    return f"{v.record.task_id}@{v.work_version}"

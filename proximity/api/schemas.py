@@ -9,7 +9,9 @@ from ninja import Schema
 from pydantic import AfterValidator, AwareDatetime, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-Id = Field(min_length=1, max_length=120, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$")
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$"
+Id = Field(min_length=1, max_length=120, pattern=ID_PATTERN)
+IdStr = Annotated[str, Field(min_length=1, max_length=120, pattern=ID_PATTERN)]
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -158,3 +160,102 @@ class TrailOut(Out):
     verified: bool
     summary: dict[str, Any] | None
     document: dict[str, Any]
+
+
+class PlanNodeIn(In):
+    id: str = Field(min_length=1, max_length=120)
+    action_type: str = Field(min_length=1, max_length=120)
+    arguments: list[str] | None = Field(default=None, max_length=50)
+    target: str | None = Field(default=None, max_length=1024)
+
+
+class PlanEdgeIn(In):
+    before: str = Field(min_length=1, max_length=120)
+    after: str = Field(min_length=1, max_length=120)
+    kind: str = Field(min_length=1, max_length=60)
+
+
+class PlanSketchIn(In):
+    work_version: int | None = None
+    scope_id: str | None = Field(default=None, max_length=120)
+    deliverable: str | None = Field(default=None, max_length=2000)
+    acceptance: list[str] = Field(default_factory=list, max_length=50)
+    nodes: list[PlanNodeIn] = Field(default_factory=list, max_length=200)
+    edges: list[PlanEdgeIn] = Field(default_factory=list, max_length=400)
+
+
+Text = Annotated[str, Field(min_length=1, max_length=4000)]
+Short = Annotated[str, Field(min_length=1, max_length=500)]
+
+
+class TaskIn(In):
+    """A declared task contract. Owner is provenance only, never identity evidence."""
+
+    scope: str = Id
+    disclosure: list[IdStr] = Field(default_factory=list, max_length=20)
+    objective: Text
+    deliverable: Text
+    acceptance: list[Short] = Field(min_length=1, max_length=50)
+    dependencies: list[Short] | None = Field(default=None, max_length=50)
+    purpose: str = Field(default="", max_length=2000)
+    plan_facts: list[Short] | None = Field(default=None, max_length=100)
+    plan_sketch: PlanSketchIn | None = None
+    owner: str = Field(default="", max_length=120)
+
+
+class TaskDeclareIn(TaskIn):
+    task_id: IdStr | None = None
+
+
+class TaskReviseIn(TaskIn):
+    previous_version: int = Field(ge=1)
+
+
+class TaskVersionOut(Out):
+    task_id: str
+    work_version: int
+    current: bool
+    scope: str
+    disclosure: list[str]
+    objective: str
+    deliverable: str
+    acceptance: list[str]
+    dependencies: list[str] | None
+    purpose: str
+    plan_facts: list[str] | None
+    plan_sketch: dict[str, Any] | None
+    owner: str
+    space_id: str
+    created_at: AwareDatetime
+
+
+class OverlapRunOut(Out):
+    task_id: str
+    work_version: int
+    status: str
+    coverage: str
+    policy_digest: str
+    policy_version: str
+    snapshot_id: str
+    pool_size: int
+    advisories: int
+    unknowns: list[dict[str, Any]]
+    omitted_count: int
+    omitted_by_reason: dict[str, int]
+    repairs: list[dict[str, Any]]
+
+
+class OverlapAdvisoryOut(Out):
+    id: int
+    status: str
+    current: bool
+    task_a: str
+    version_a: int
+    task_b: str
+    version_b: int
+    coverage: str
+    ranks: dict[str, int | None]
+    fused_rank: int
+    features: list[dict[str, Any]]
+    evidence: dict[str, Any]
+    created_at: AwareDatetime

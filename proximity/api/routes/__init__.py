@@ -6,11 +6,13 @@ from ninja import Router
 
 from proximity.api.routes.airspace import router as airspace_router
 from proximity.api.routes.health import router as health_router
+from proximity.api.routes.tasks import router as tasks_router
 from proximity.api.routes.trails import router as trails_router
 
 router = Router()
 router.add_router("", health_router)
 router.add_router("", airspace_router)
 router.add_router("", trails_router)
+router.add_router("", tasks_router)
 
 __all__ = ["router"]

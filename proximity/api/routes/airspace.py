@@ -21,6 +21,7 @@ from proximity.api.schemas import (
     WorkingSetIn,
     WorkingSetOut,
 )
+from proximity.api.throttles import TokenRateThrottle
 from proximity.exceptions import NotFoundError
 from proximity.selectors.advisories import (
     advisory_get,
@@ -63,6 +64,7 @@ class AdvisoryFilter(Schema):
     response={201: WorkingSetOut, **ERRORS},
     by_alias=True,
     summary="An agent reports its working set and intent",
+    throttle=[TokenRateThrottle("OVERLAP_REPORT_RATE", "reports")],
 )
 def report_working_set(request: HttpRequest, body: WorkingSetIn) -> Status[WorkingSetOut]:
     data = body.model_dump(by_alias=True, exclude_none=True, mode="json")

@@ -1,0 +1,77 @@
+"""Stored task versions to engine records, and the embeddings that travel with them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+
+import numpy as np
+from django.conf import settings
+from numpy.typing import NDArray
+
+from proximity.engine.overlap import (
+    Provenance,
+    TaskRecord,
+    Viewer,
+    plan_sketch_from_mapping,
+)
+from proximity.models import Principal, TaskVersion
+from proximity.sources.embedding import EmbeddingUnavailableError, SentenceEmbedder
+
+__all__ = ["embedder", "engine_record", "ensure_embeddings", "vector_of", "viewer_of"]
+
+
+@lru_cache(maxsize=1)
+def embedder() -> SentenceEmbedder:
+    """One model per worker process: loading takes seconds, a query about 20 ms."""
+    return SentenceEmbedder(settings.OVERLAP_EMBEDDING_MODEL_DIR or None)
+
+
+def _tuple(value: object) -> tuple[str, ...] | None:
+    return None if value is None else tuple(str(v) for v in value)  # type: ignore[attr-defined]
+
+
+def engine_record(v: TaskVersion) -> TaskRecord:
+    return TaskRecord(
+        task_id=v.record.task_id,
+        work_version=v.work_version,
+        scope=v.scope or None,
+        objective=v.objective or None,
+        deliverable=v.deliverable or None,
+        acceptance=_tuple(v.acceptance),
+        provenance=Provenance(owner=v.owner or "", declared_at=v.created_at.isoformat()),
+        disclosure=frozenset(v.disclosure or ()),
+        dependencies=_tuple(v.dependencies),
+        purpose=v.purpose or None,
+        plan_facts=_tuple(v.plan_facts),
+        plan_sketch=plan_sketch_from_mapping(v.plan_sketch) if v.plan_sketch else None,
+        space_id=v.space_id or None,
+    )
+
+
+def viewer_of(principal: Principal) -> Viewer:
+    return Viewer(principal.name, frozenset(principal.scopes), frozenset(principal.clearances))
+
+
+def vector_of(v: TaskVersion) -> NDArray[np.float32] | None:
+    return None if not v.embedding else np.frombuffer(bytes(v.embedding), dtype=np.float32)
+
+
+def ensure_embeddings(versions: Iterable[TaskVersion]) -> str | None:
+    """Embed versions that have no vector in the current space; return the spaceId or None.
+
+    None means the model is unavailable: those versions keep no space and are omitted from
+    dense comparison (and, per requirement 14, from lexical ranking) until the model is back.
+    """
+    model = embedder()
+    try:
+        space = model.space_id
+    except EmbeddingUnavailableError:
+        return None
+    stale = [v for v in versions if v.space_id != space or not v.embedding]
+    if stale:
+        vectors = model.embed_records([engine_record(v) for v in stale])
+        for v, vector in zip(stale, vectors, strict=True):
+            v.space_id, v.embedding = space, vector.astype(np.float32).tobytes()
+        TaskVersion.objects.bulk_update(stale, ["space_id", "embedding"])
+    return space
