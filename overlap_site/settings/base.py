@@ -148,3 +148,25 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("OVERLAP_LOG_LEVEL", "INFO")},
 }
+
+
+def _env_rate(name: str, default: str) -> str:
+    import re
+
+    from overlap_site.settings.env import EnvironmentConfigError
+
+    value = env_str(name, default) or default
+    if not re.fullmatch(r"[1-9][0-9]*/(s|sec|m|min|h|hour|d|day)", value):
+        raise EnvironmentConfigError(name, f"expected <count>/<s|min|hour|day>, got {value!r}")
+    return value
+
+
+# Rate limits ("<count>/<s|min|hour|day>"): reports per token, failed token checks per address.
+OVERLAP_REPORT_RATE = _env_rate("OVERLAP_REPORT_RATE", "120/min")
+OVERLAP_AUTH_FAILURE_RATE = _env_rate("OVERLAP_AUTH_FAILURE_RATE", "30/min")
+
+# Retention (days; 0 keeps forever). Advisories and adjudications are never pruned.
+OVERLAP_RETAIN_SNAPSHOT_DAYS = env_int("OVERLAP_RETAIN_SNAPSHOT_DAYS", 14, minimum=0)
+OVERLAP_RETAIN_SCAN_DAYS = env_int("OVERLAP_RETAIN_SCAN_DAYS", 14, minimum=0)
+OVERLAP_RETAIN_MESSAGE_DAYS = env_int("OVERLAP_RETAIN_MESSAGE_DAYS", 30, minimum=0)
+OVERLAP_PRUNE_BATCH_SIZE = env_int("OVERLAP_PRUNE_BATCH_SIZE", 500, minimum=1)
