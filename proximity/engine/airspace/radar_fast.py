@@ -7,8 +7,6 @@ conflicts, and shared directories (tree, via the trie).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 from numpy.typing import NDArray
 
@@ -19,16 +17,15 @@ from proximity.engine.airspace.coupling import (
     node_ids,
 )
 from proximity.engine.airspace.crossing import (
-    IntervalSets,
     block_intervals,
     pair_intervals,
     ragged_cross,
 )
-from proximity.engine.airspace.ecc_fast import holders_of
 from proximity.engine.airspace.model import Airspace
 from proximity.engine.airspace.paths import path_segments
 from proximity.engine.airspace.profiles import Settings
-from proximity.engine.airspace.reference_radar import WorkingSet, conflict_pairs, working_sets
+from proximity.engine.airspace.radar_arrays import RadarArrays, radar_arrays
+from proximity.engine.airspace.reference_radar import conflict_pairs
 from proximity.engine.airspace.table import PairTable, all_pairs
 from proximity.engine.airspace.treeindex import tree_min_matrix
 
@@ -39,20 +36,6 @@ Floats = NDArray[np.float64]
 _BLOCK = 48  # groups this large (hot files) are scored as one dense block
 
 
-def _units(
-    sets: Sequence[WorkingSet],
-) -> tuple[Ints, Ints, Floats, list[list[tuple[int, int]] | None]]:
-    keys: dict[str, int] = {}
-    agent, key, weight, regions = [], [], [], []
-    for a, ws in enumerate(sets):
-        for name, region in ws.regions.items():
-            agent.append(a)
-            key.append(keys.setdefault(name, len(keys)))
-            weight.append(ws.key_weights[name])
-            regions.append(region)
-    return np.array(agent, np.int64), np.array(key, np.int64), np.array(weight), regions
-
-
 def _write(
     out: Floats, agent_x: Ints, agent_y: Ints, values: Floats, mask: NDArray[np.bool_] | None = None
 ) -> None:
@@ -61,17 +44,16 @@ def _write(
     np.maximum.at(out.reshape(-1), agent_x * out.shape[0] + agent_y, values)
 
 
-def _overlap_adjacency(sets: Sequence[WorkingSet], n: int) -> tuple[Floats, Floats]:
+def _overlap_adjacency(arrays: RadarArrays, n: int) -> tuple[Floats, Floats]:
     """Units (agent, base key) sharing a key, as pairs for small groups and blocks for hot ones."""
     overlap, adjacency = np.zeros((n, n)), np.zeros((n, n))
-    agent, key, weight, regions = _units(sets)
+    agent, key, weight = arrays.unit_agent, arrays.unit_key, arrays.unit_weight
     if len(agent) == 0:
         return overlap, adjacency
     order = np.lexsort((agent, key))
     ptr = np.searchsorted(key[order], np.arange(int(key.max()) + 2)).astype(np.int64)
     size = np.diff(ptr)
-    interval_sets = IntervalSets.from_lists([r or [] for r in regions])
-    whole = np.array([r is None for r in regions])
+    interval_sets, whole = arrays.regions, arrays.unit_whole
     group, kx, ky = ragged_cross(np.where(size < _BLOCK, size, 0), np.where(size < _BLOCK, size, 0))
     x, y = order[ptr[group] + kx], order[ptr[group] + ky]
     keep = agent[x] < agent[y]
@@ -104,35 +86,37 @@ def _score(
     _write(adjacency, agent[x], agent[y], w, (coefficient == 0) & near)
 
 
-def _dependency(airspace: Airspace, sets: Sequence[WorkingSet], settings: Settings) -> Floats:
-    n = len(sets)
-    paths = list(dict.fromkeys(p for ws in sets for p in ws.weights))
-    if not paths:
+def _dependency(airspace: Airspace, arrays: RadarArrays, n: int, settings: Settings) -> Floats:
+    if not arrays.paths:
         return np.zeros((n, n))
-    pid = {p: k for k, p in enumerate(paths)}
-    rows = [(a, pid[p], w) for a, ws in enumerate(sets) for p, w in ws.weights.items()]
-    agent, path, weight = (np.array(col) for col in zip(*rows, strict=True))
-    holders = holders_of(
-        path.astype(np.int64), agent.astype(np.int64), weight.astype(float), len(paths)
-    )
     graph = compiled_graph(airspace.adjacency)
-    nodes = node_ids(graph, paths)
+    nodes = node_ids(graph, arrays.paths)
     coupled = coupled_files(graph.undirected, nodes, cap=settings.dependency_cap, upper_only=True)
-    return dependency_matrix(coupled, holders, n, gamma=settings.dep_decay)
+    return dependency_matrix(coupled, arrays.holders, n, gamma=settings.dep_decay)
 
 
-def _intent(sets: Sequence[WorkingSet], n: int) -> Floats:
+def _holdings(arrays: RadarArrays) -> tuple[list[int], list[str], list[float]]:
+    """(agent, path, weight) per distinct file of each agent."""
+    ptr = arrays.holders.ptr
+    path_of = np.repeat(np.arange(len(ptr) - 1), np.diff(ptr)).tolist()
+    return (
+        arrays.holders.agent.tolist(),
+        [arrays.paths[p] for p in path_of],
+        arrays.holders.weight.tolist(),
+    )
+
+
+def _intent(arrays: RadarArrays, n: int) -> Floats:
     out = np.zeros((n, n))
-    if not any(ws.intent for ws in sets):
+    if not any(arrays.intent):
         return out
     under: dict[tuple[str, ...], dict[int, float]] = {}
-    for a, ws in enumerate(sets):
-        for path, w in ws.weights.items():
-            segments = path_segments(path)
-            for level in range(1, len(segments) + 1):
-                slot = under.setdefault(segments[:level], {})
-                slot[a] = max(w, slot.get(a, 0.0))
-    declared = [(a, path_segments(p)) for a, ws in enumerate(sets) for p in ws.intent]
+    for a, path, w in zip(*_holdings(arrays), strict=True):
+        segments = path_segments(path)
+        for level in range(1, len(segments) + 1):
+            slot = under.setdefault(segments[:level], {})
+            slot[a] = max(w, slot.get(a, 0.0))
+    declared = [(a, path_segments(p)) for a, paths in enumerate(arrays.intent) for p in paths]
     for a, prefix in declared:
         for b, w in under.get(prefix, {}).items():
             if a != b:
@@ -155,24 +139,23 @@ def _conflicts(airspace: Airspace) -> Floats:
     return out
 
 
-def _tree(sets: Sequence[WorkingSet], n: int) -> Floats:
-    agent = [a for a, ws in enumerate(sets) for _ in ws.weights]
-    paths = [p for ws in sets for p in ws.weights]
+def _tree(arrays: RadarArrays, n: int) -> Floats:
+    agent, paths, _ = _holdings(arrays)
     return 1.0 - tree_min_matrix(agent, paths, n, leaf=False)
 
 
 def score_radar_fast(airspace: Airspace, settings: Settings, now_ms: float) -> PairTable:
     """radar-v1 channels for every pair with a non-zero channel, ``i < j`` in input order."""
-    sets = working_sets(airspace, now_ms)
-    n = len(sets)
-    overlap, adjacency = _overlap_adjacency(sets, n)
+    arrays = radar_arrays(airspace, now_ms)
+    n = len(airspace.agents)
+    overlap, adjacency = _overlap_adjacency(arrays, n)
     matrices = (
         _conflicts(airspace),
         overlap,
         adjacency,
-        _dependency(airspace, sets, settings),
-        _intent(sets, n),
-        _tree(sets, n),
+        _dependency(airspace, arrays, n, settings),
+        _intent(arrays, n),
+        _tree(arrays, n),
     )
     i, j = all_pairs(n)
     channels = np.stack([np.clip(m[i, j], 0.0, 1.0) for m in matrices], axis=1)

@@ -21,7 +21,7 @@ __all__ = ["tree_min_matrix"]
 
 Ints = NDArray[np.int64]
 Floats = NDArray[np.float64]
-_BLOCK = 256
+_BLOCK = 64
 
 
 def _node_rows(
