@@ -28,6 +28,8 @@ def _beat_schedule(sender: Celery, **kwargs: Any) -> None:
         # The outbox sweep: scans requested while the broker was down, or whose message was lost.
         "sweep-scan-requests": {"task": "proximity.sweep_scan_requests", "schedule": 30.0},
         "expire-stale-working-sets": {"task": "proximity.expire_stale", "schedule": 60.0},
+        # Retention: batched deletes of old snapshots, scans and messages (never advisories).
+        "prune-retention": {"task": "proximity.prune_retention", "schedule": 6 * 3600.0},
         "watch-repositories": {
             "task": "proximity.watch_repositories",
             "schedule": float(settings.OVERLAP_WATCH_INTERVAL_SECONDS),

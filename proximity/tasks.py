@@ -92,3 +92,12 @@ def watch_repositories(self: Any) -> int:
     for pk in ids:
         watch_repository.delay(pk)
     return len(ids)
+
+
+@shared_task(bind=True, name="proximity.prune_retention", **RETRY)
+def prune_retention(self: Any) -> int:
+    # Idempotent: a rerun finds nothing older than the cutoff left to delete.
+    from proximity.services.retention import retention_prune
+
+    outcome = retention_prune()
+    return outcome.snapshots + outcome.scans + outcome.messages
