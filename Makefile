@@ -22,9 +22,8 @@ install: $(STAMP)
 
 demo: install
 	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py load_demo
-	@echo "Overlap Radar: http://$(HOST):$(PORT)/  (login: lead / radar-demo)"
-	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+	@echo "Overlap Radar: http://$(HOST):$(PORT)/board/  (login: lead / radar-demo; adjudicator: reviewer / radar-demo)"
+	$(BIN)/python manage.py demo --addr $(HOST):$(PORT)
 
 test: install
 	$(BIN)/python -m tests.servers $(BIN)/python -m pytest
