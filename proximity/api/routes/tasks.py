@@ -100,7 +100,9 @@ def read_latest_run(request: HttpRequest, task_id: str) -> OverlapRunOut:
     return run_out(run, principal_of(request))
 
 
-@router.get("/overlap-advisories", response=list[OverlapAdvisoryOut], by_alias=True)
+@router.get(
+    "/overlap-advisories", response={200: list[OverlapAdvisoryOut], **ERRORS}, by_alias=True
+)
 def list_overlap_advisories(
     request: HttpRequest, task: str | None = None
 ) -> list[OverlapAdvisoryOut]:
