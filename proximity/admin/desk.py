@@ -18,6 +18,7 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 
+from proximity.admin.inspect import ModelAdminBase
 from proximity.exceptions import DomainError
 from proximity.models import Adjudication, OverlapAdvisory
 from proximity.selectors.adjudications import (
@@ -44,7 +45,7 @@ class LabelForm(forms.Form):
 
 
 @admin.register(OverlapAdvisory)
-class OverlapAdvisoryAdmin(admin.ModelAdmin):
+class OverlapAdvisoryAdmin(ModelAdminBase):
     list_display = ("__str__", "coverage", "created_at", "label_count")
     list_filter = ("coverage", "created_at")
     search_fields = ("version_a__record__task_id", "version_b__record__task_id")
@@ -53,17 +54,18 @@ class OverlapAdvisoryAdmin(admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[OverlapAdvisory]:
         visible = visible_overlap_advisories(principal_for_user(request.user))
         qs = super().get_queryset(request).filter(pk__in=visible.values("pk"))
-        return qs.annotate(label_total=Count("adjudications"))
+        annotated: QuerySet[OverlapAdvisory] = qs.annotate(label_total=Count("adjudications"))
+        return annotated
 
     @admin.display(description="labels")
     def label_count(self, obj: OverlapAdvisory) -> int:
         return getattr(obj, "label_total", 0)
 
-    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         base = ["version_a", "version_b", "status", "coverage", "created_at"]
         return base + list(SCORE_FIELDS) if request.user.is_superuser else base
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return self.get_fields(request, obj)
 
     def has_add_permission(self, request: HttpRequest) -> bool:

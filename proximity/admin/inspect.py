@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
@@ -25,7 +25,12 @@ from proximity.selectors.adjudications import principal_for_user, visible_overla
 from proximity.selectors.advisories import repository_list
 from proximity.services.advisories import advisory_acknowledge
 
-__all__ = ["ReadOnlyAdmin", "repo_ids", "visible_version_ids"]
+__all__ = ["ModelAdminBase", "ReadOnlyAdmin", "repo_ids", "visible_version_ids"]
+
+if TYPE_CHECKING:  # django-stubs makes ModelAdmin generic; at run time it is not subscriptable
+    ModelAdminBase = admin.ModelAdmin[Any]
+else:
+    ModelAdminBase = admin.ModelAdmin
 
 
 def repo_ids(request: HttpRequest) -> list[int]:
@@ -38,7 +43,7 @@ def visible_version_ids(request: HttpRequest) -> list[int]:
     return [pk for pk, scope, disc in rows if can_see(principal, scope, disc)]
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(ModelAdminBase):
     """Stored results are written by services only; the admin inspects them."""
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -52,7 +57,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 
 @admin.register(Principal)
-class PrincipalAdmin(admin.ModelAdmin):
+class PrincipalAdmin(ModelAdminBase):
     list_display = ("name", "kind", "user", "is_active")
     list_filter = ("kind", "is_active")
     search_fields = ("name", "user__username")

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from proximity.dashboard.auth import current_principal, install_login_guard
 from proximity.dashboard.figures import DEFAULT_BANDS, airspace_figure
-from proximity.dashboard.kanban import BAND_SHAPES, card_view, kanban_view
+from proximity.dashboard.kanban import BAND_SHAPES, aria, card_view, kanban_view
 from proximity.dashboard.records import BAND_LABELS, BANDS
 from proximity.exceptions import NotFoundError
 from proximity.models import Principal
@@ -87,24 +87,26 @@ def _layout() -> html.Div:
             ),
             html.P(notice, id="notice", role="status"),
             _filters(repos),
-            html.Div(id="coverage", role="status", **{"aria-live": "polite"}),
+            html.Div(id="coverage", role="status", **aria({"aria-live": "polite"})),
             html.Main(
                 [
                     html.Section(
                         [
                             dcc.Graph(id="airspace", config={"displaylogo": False}),
-                            html.Div(id="agent-panel", **{"aria-live": "polite"}),
+                            html.Div(id="agent-panel", **aria({"aria-live": "polite"})),
                         ],
                         className="scene",
-                        **{"aria-label": "Airspace (3D)"},
+                        **aria({"aria-label": "Airspace (3D)"}),
                     ),
                     html.Section(
-                        id="kanban", className="kanban", **{"aria-label": "Kanban of warnings"}
+                        id="kanban",
+                        className="kanban",
+                        **aria({"aria-label": "Kanban of warnings"}),
                     ),
                 ],
                 className="board",
             ),
-            html.Div(id="ack-status", role="status", **{"aria-live": "polite"}),
+            html.Div(id="ack-status", role="status", **aria({"aria-live": "polite"})),
             dcc.Store(id="selected-agent"),
             dcc.Store(id="scene-key"),
             dcc.Store(id="kanban-key"),
@@ -159,7 +161,7 @@ def _agent_panel(repo: str | None, selected: str | None, window: str | None) -> 
     return [html.H2(f"Advisories of {selected} ({len(cards)})"), *cards]
 
 
-def _acknowledge(clicks: list[int | None], count: int) -> tuple[Any, str]:
+def _acknowledge(clicks: list[int | None], count: int) -> tuple[Any, Any]:
     trigger = ctx.triggered_id
     principal = _viewer()
     if not isinstance(trigger, dict) or not any(clicks) or principal is None:
@@ -261,7 +263,7 @@ def create_app() -> Dash:
         routes_pathname_prefix=PREFIX,
         assets_folder=str(settings.BASE_DIR / "frontend_assets" / "board"),
         title="Overlap Radar board",
-        update_title=None,
+        update_title="",
         serve_locally=True,
         suppress_callback_exceptions=True,
         # Dash turns async on whenever asgiref is importable (Django brings it); Django's ORM

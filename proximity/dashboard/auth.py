@@ -15,6 +15,7 @@ from django.conf import settings
 from django.contrib.auth import get_user
 from django.core.handlers.wsgi import WSGIRequest
 from django.core.signals import request_finished, request_started
+from werkzeug.wrappers import Response as WerkzeugResponse
 
 from proximity.models import Principal
 from proximity.selectors.adjudications import principal_for_user
@@ -44,7 +45,7 @@ def _cross_origin(request: flask.Request) -> bool:
     return bool(origin) and urlsplit(origin).netloc != request.host
 
 
-def _guard() -> flask.Response | None:
+def _guard() -> WerkzeugResponse | None:
     # Django's own request signals: they close stale connections (and tests disconnect them).
     request_started.send(sender=BoardRequest, environ=flask.request.environ)
     request = flask.request

@@ -121,7 +121,9 @@ def _agents_trace(
     )
 
 
-def _segments(links: Iterable[LinkRecord], at: dict[str, AgentPoint]) -> tuple[list, list, list]:
+def _segments(
+    links: Iterable[LinkRecord], at: dict[str, AgentPoint]
+) -> tuple[list[float | None], list[float | None], list[float | None]]:
     xs: list[float | None] = []
     ys: list[float | None] = []
     zs: list[float | None] = []
@@ -137,7 +139,9 @@ def _midpoint(a: AgentPoint, b: AgentPoint) -> tuple[float, float, float]:
     return (a.x + b.x) / 2, (a.y + b.y) / 2, (a.z + b.z) / 2
 
 
-def _band_traces(band: str, links: list[LinkRecord], at: dict[str, AgentPoint]) -> list:
+def _band_traces(
+    band: str, links: list[LinkRecord], at: dict[str, AgentPoint]
+) -> list[go.Scatter3d]:
     traces: list[go.Scatter3d] = []
     for low, width in WIDTH_BUCKETS:
         bucket = [x for x in links if width_for(x.risk) == width]

@@ -6,12 +6,13 @@ Colour is never the only signal: every card and legend entry carries the band's 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from dash import html
 
 from proximity.dashboard.records import BAND_LABELS, Card, SharedFile, TaskCard
 
-__all__ = ["BAND_SHAPES", "COLUMN_TITLES", "card_view", "kanban_view", "task_card_view"]
+__all__ = ["BAND_SHAPES", "COLUMN_TITLES", "aria", "card_view", "kanban_view", "task_card_view"]
 
 BAND_SHAPES = {"clear": "○", "traffic": "◆", "resolution": "▲", "conflict": "■"}
 COLUMN_TITLES = {
@@ -22,6 +23,11 @@ COLUMN_TITLES = {
     "tasks": "Task overlap (needs adjudication)",
 }
 TREND = {"closing": "closing ↘ (getting closer)", "opening": "opening ↗ (moving apart)"}
+
+
+def aria(attrs: dict[str, Any]) -> dict[str, Any]:
+    """Hyphenated attributes (aria-*, data-*) for Dash components, typed for mypy."""
+    return attrs
 
 
 def _ranges(lines: Sequence[Sequence[int]]) -> str:
@@ -69,12 +75,12 @@ def _right_of_way(card: Card) -> list[html.P]:
 def card_view(card: Card) -> html.Article:
     band = BAND_LABELS[card.band]
     title = f"{band}: {card.agent_a} and {card.agent_b}"
-    buttons: list = [
+    buttons: list[Any] = [
         html.A(
             "Open pair",
             href=card.open_url,
             className="open",
-            **{"aria-label": f"Open the pair {card.agent_a} and {card.agent_b}"},
+            **aria({"aria-label": f"Open the pair {card.agent_a} and {card.agent_b}"}),
         )
     ]
     if card.state == "open":
@@ -84,7 +90,7 @@ def card_view(card: Card) -> html.Article:
                 "Acknowledge",
                 id={"type": "ack", "index": card.id},
                 className="ack",
-                **{"aria-label": f"Acknowledge {title}"},
+                **aria({"aria-label": f"Acknowledge {title}"}),
             ),
         )
     return html.Article(
@@ -106,7 +112,7 @@ def card_view(card: Card) -> html.Article:
         className=f"card band-{card.band}",
         tabIndex=0,
         role="article",
-        **{"aria-label": title, "data-band": card.band, "data-card": str(card.id)},
+        **aria({"aria-label": title, "data-band": card.band, "data-card": str(card.id)}),
     )
 
 
@@ -126,15 +132,15 @@ def task_card_view(card: TaskCard) -> html.Article:
             html.A(
                 "Open in the adjudication desk",
                 href=card.open_url,
-                **{"aria-label": f"Adjudicate {card.task_a} and {card.task_b}"},
+                **aria({"aria-label": f"Adjudicate {card.task_a} and {card.task_b}"}),
             ),
         ]
     return html.Article(
-        body, className="card task", tabIndex=0, role="article", **{"aria-label": label}
+        body, className="card task", tabIndex=0, role="article", **aria({"aria-label": label})
     )
 
 
-def _column(key: str, total: int, cards: list) -> html.Section:
+def _column(key: str, total: int, cards: list[html.Article]) -> html.Section:
     more = (
         [html.P(f"showing {len(cards)} of {total}", className="more")] if total > len(cards) else []
     )
@@ -143,7 +149,7 @@ def _column(key: str, total: int, cards: list) -> html.Section:
         className="column",
         id=f"col-{key}",
         role="region",
-        **{"aria-labelledby": f"col-{key}-title", "data-column": key},
+        **aria({"aria-labelledby": f"col-{key}-title", "data-column": key}),
     )
 
 

@@ -104,6 +104,11 @@ def _links(result: dict[str, Any], roles: dict[tuple[str, str], Any]) -> list[Li
     return out
 
 
+def _agent_point(entry: dict[str, Any], label: str) -> AgentPoint:
+    x, y, z = entry["position"][:3]
+    return AgentPoint(entry["agentId"], label, x, y, z, entry["fileCount"])
+
+
 def board_agent_ids(principal: Principal | None, repository: str) -> list[str]:
     repo = repository_get(principal, repository)
     rows = Agent.objects.filter(repository=repo) if repo else Agent.objects.none()
@@ -137,7 +142,7 @@ def board_scene(
             )
         )
     agents = [
-        AgentPoint(p["agentId"], labels.get(p["agentId"], ""), *p["position"][:3], p["fileCount"])
+        _agent_point(p, labels.get(p["agentId"], ""))
         for p in result.get("positions", [])
         if recent is None or p["agentId"] in recent
     ]

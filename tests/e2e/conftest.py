@@ -95,6 +95,8 @@ def browser_context(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
             yield context
         finally:
             context.close()
+            # ORM calls made while Playwright's loop ran may hold their own connections.
+            connections.close_all()
 
 
 @pytest.fixture
