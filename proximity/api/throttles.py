@@ -10,13 +10,17 @@ keep their counters in the shared cache (Redis in production, so every web worke
 from __future__ import annotations
 
 import hashlib
+import logging
 
 from django.conf import settings
 from django.http import HttpRequest
 from ninja.errors import Throttled
 from ninja.throttling import SimpleRateThrottle
+from redis.exceptions import RedisError
 
 __all__ = ["TokenRateThrottle", "auth_failure_throttle"]
+
+log = logging.getLogger(__name__)
 
 
 class _SettingRateThrottle(SimpleRateThrottle):
@@ -27,7 +31,14 @@ class _SettingRateThrottle(SimpleRateThrottle):
     def allow_request(self, request: HttpRequest) -> bool:
         self.rate = getattr(settings, self.setting)
         self.num_requests, self.duration = self.parse_rate(self.rate)
-        return super().allow_request(request)
+        try:
+            return super().allow_request(request)
+        except (RedisError, OSError):
+            # Fail open: with the cache (Redis) down, reports must still be stored, since the
+            # database outbox is what makes a broker outage lose nothing
+            # (tests/reliability/test_broker_down.py found the 500 this prevents).
+            log.warning("rate limit %s not checked: cache unavailable", self.scope)
+            return True
 
 
 class TokenRateThrottle(_SettingRateThrottle):
