@@ -30,7 +30,7 @@ from proximity.engine.evaluation.calibration import (
     fit_isotonic,
     fit_platt,
 )
-from proximity.engine.evaluation.ranking import reliability_table
+from proximity.engine.evaluation.ranking import precision_recall_at, reliability_table
 from proximity.engine.evaluation.report import BASELINES, format_reports
 from proximity.engine.evaluation.scoring import pair_arrays, score_report, split_by_time
 from proximity.engine.evaluation.tuning import (
@@ -141,6 +141,21 @@ def reliability(title: str, probs: np.ndarray, pairs: Sequence[BacktestPair]) ->
     return "\n".join(lines)
 
 
+def ties(ranked: Sequence[Any], tolerance: float = 0.002) -> str:
+    """Values of each tunable among settings within ``tolerance`` of the best train AP."""
+    near = [s.setting for s in ranked if s.ap_weighted >= ranked[0].ap_weighted - tolerance]
+    spans = {k: sorted({getattr(s, k) for s in near}) for k in GRID}
+    return f"{len(near)} settings within {tolerance} of the best train AP; their values: {spans}"
+
+
+def train_figures(risk: np.ndarray, arrays: Any, ta: float, ra: float) -> str:
+    parts = []
+    for name, t in (("traffic", ta), ("resolution", ra)):
+        r = precision_recall_at(risk, arrays.labels, t, weights=arrays.weights)
+        parts.append(f"{name} {t:g}: P {r.precision} R {r.recall} flagged {r.flagged_rate:.3f}")
+    return "Train (weighted) at the reported thresholds: " + "; ".join(parts)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--tune", required=True)
@@ -151,6 +166,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--resamples", type=int, default=300)
     ap.add_argument("--ra-precision", type=float, default=0.5)
     ap.add_argument("--ta-recall", type=float, default=0.8)
+    ap.add_argument("--ta", type=float, help="traffic threshold to report instead of the rule's")
+    ap.add_argument("--ra", type=float, help="resolution threshold to report instead of the rule's")
     args = ap.parse_args(argv)
     started = time.perf_counter()
     tune, external = load(args.tune), load(args.external)
@@ -165,8 +182,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ra = choose_threshold(risk_train, a_train.labels, a_train.weights,
                           min_precision=args.ra_precision)  # fmt: skip
     ta = choose_threshold(risk_train, a_train.labels, a_train.weights, min_recall=args.ta_recall)
-    ta = ta if ta is not None else 0.35
-    ra = ra if ra is not None else 1.0
+    rule = f"rule-based thresholds on train: traffic {ta}, resolution {ra}"
+    ta = args.ta if args.ta is not None else (ta if ta is not None else 0.35)
+    ra = args.ra if args.ra is not None else (ra if ra is not None else 1.0)
     iso = fit_isotonic(risk_train, a_train.labels, weights=a_train.weights)
     platt = fit_platt(risk_train, a_train.labels, weights=a_train.weights)
     default_v1 = RadarSetting()
@@ -178,6 +196,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         f" resolution {ra:.3g} (weighted precision >= {args.ra_precision}).",
         "Top five settings on train: "
         + "; ".join(f"{s.setting} AP {s.ap_weighted:.3f}" for s in ranked[:5]),
+        rule,
+        ties(ranked),
+        train_figures(risk_train, a_train, ta, ra),
         "",
     ]
     for title, pairs, feats in (
@@ -203,32 +224,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     out.append(f"Check: recomputed radar-v1 risk matches scan on {len(check)} test pairs to "
                f"{float(np.max(np.abs(landed[:200] - check))):.2e}.")  # fmt: skip
     if args.artefact:
-        artefact = CalibrationArtefact(
-            kind="isotonic",
-            profile="radar-v1",
-            scorer_version=SCORER_VERSION,
-            params={"x": list(iso.x), "y": list(iso.y)},
-            provenance={
-                "repository": tune[0].raw["repo"],
-                "train": f"both pull requests merged before {args.cut}",
-                "firstMerge": min(p.merged_at for p in train),
-                "lastMerge": max(p.merged_at for p in train),
-                "pairs": len(train),
-                "conflicts": int(a_train.labels.sum()),
-                "sampling": "stratified (file-sharing / disjoint), weighted by 1/inclusion",
-                "splitSeed": args.seed,
-                "miner": "manage.py backtest_conflicts (overlap-radar/backtest-pair@1)",
-            },
-            fitted_on=f"{tune[0].raw['repo']} train slice (< {args.cut})",
-            metrics={
-                "setting": {**best.setting.as_options(), "adjacencyMargin": best.setting.margin},
-                "traffic": ta,
-                "resolution": ra,
-            },
-        )
-        Path(args.artefact).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.artefact).write_text(artefact_to_json(artefact) + "\n", encoding="utf-8")
-        out.append(f"Calibration artefact {artefact.digest} written to {args.artefact}.")
+        provenance = {
+            "repository": tune[0].raw["repo"],
+            "train": f"both pull requests merged before {args.cut}",
+            "firstMerge": min(p.merged_at for p in train),
+            "lastMerge": max(p.merged_at for p in train),
+            "pairs": len(train),
+            "conflicts": int(a_train.labels.sum()),
+            "sampling": "stratified (file-sharing / disjoint), weighted by 1/inclusion",
+            "splitSeed": args.seed,
+            "miner": "manage.py backtest_conflicts (overlap-radar/backtest-pair@1)",
+        }
+        metrics = {
+            "setting": {**best.setting.as_options(), "adjacencyMargin": best.setting.margin,
+                        "overlapFloor": best.setting.overlap_floor},
+            "traffic": ta,
+            "resolution": ra,
+        }  # fmt: skip
+        fits: dict[str, dict[str, Any]] = {
+            "isotonic": {"x": list(iso.x), "y": list(iso.y)},
+            "platt": {"a": platt.a, "b": platt.b},
+        }
+        for kind, params in fits.items():
+            artefact = CalibrationArtefact(
+                kind=kind,  # type: ignore[arg-type]
+                profile="radar-v1",
+                scorer_version=SCORER_VERSION,
+                params=params,
+                provenance=provenance,
+                fitted_on=f"{tune[0].raw['repo']} train slice (< {args.cut})",
+                metrics=metrics,
+            )
+            target = Path(args.artefact.replace(".json", f"-{kind}.json"))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(artefact_to_json(artefact) + "\n", encoding="utf-8")
+            out.append(f"Calibration artefact {artefact.digest} written to {target}.")
     out.append(f"Run time {time.perf_counter() - started:.0f} s.")
     print("\n".join(out))
     return 0

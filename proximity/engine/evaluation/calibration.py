@@ -146,17 +146,23 @@ def fit_isotonic(
     return IsotonicMap(x=tuple(uniq.tolist()), y=tuple(fitted.tolist()))
 
 
+def _platt_loss(a: float, b: float, s: FloatArray, t: FloatArray, w: FloatArray) -> float:
+    z = a * s + b  # p = 1 / (1 + exp(z)); log-loss written stably with logaddexp
+    return float(np.sum(w * (t * np.logaddexp(0.0, z) + (1.0 - t) * np.logaddexp(0.0, -z))))
+
+
 def fit_platt(
     scores: ArrayLike,
     labels: ArrayLike,
     *,
     weights: ArrayLike | None = None,
-    iterations: int = 50,
+    iterations: int = 100,
 ) -> PlattMap:
-    """Fit Platt scaling by Newton's method on the weighted log-loss.
+    """Fit Platt scaling by Newton's method with backtracking on the weighted log-loss.
 
-    Uses Platt's smoothed targets ``(N+ + 1)/(N+ + 2)`` and ``1/(N- + 2)`` so a separable sample
-    does not drive the slope to infinity (Platt 1999; Lin, Lin & Weng 2007).
+    Uses Platt's smoothed targets ``(N+ + 1)/(N+ + 2)`` and ``1/(N- + 2)`` so a separable sample has
+    a finite optimum, and halves each Newton step until the loss decreases (Platt 1999; the
+    safeguarded Newton method of Lin, Lin & Weng 2007).
     """
     s = np.asarray(scores, dtype=np.float64)
     y = np.asarray(labels, dtype=bool)
@@ -164,15 +170,25 @@ def fit_platt(
     n_pos, n_neg = float(w[y].sum()), float(w[~y].sum())
     t = np.where(y, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
     a, b = 0.0, float(np.log((n_neg + 1) / (n_pos + 1)))
+    loss = _platt_loss(a, b, s, t, w)
     for _ in range(iterations):
         p = 1.0 / (1.0 + np.exp(np.clip(a * s + b, -500, 500)))
-        d = w * (t - p)  # gradient of the log-loss with respect to z = a*s + b
-        h = w * p * (1 - p) + 1e-12
+        d = w * (t - p)  # gradient of the loss with respect to z = a*s + b
+        h = w * p * (1 - p)
         grad = np.array([np.dot(d, s), d.sum()])
         hess = np.array([[np.dot(h, s * s), np.dot(h, s)], [np.dot(h, s), h.sum()]])
-        step = np.linalg.solve(hess + 1e-9 * np.eye(2), grad)
-        a, b = a - float(step[0]), b - float(step[1])
-        if float(np.abs(step).max()) < 1e-10:
+        step = np.linalg.solve(hess + 1e-12 * np.eye(2), grad)
+        scale = 1.0
+        while scale > 1e-10:
+            na, nb = a - scale * float(step[0]), b - scale * float(step[1])
+            new_loss = _platt_loss(na, nb, s, t, w)
+            if new_loss < loss + 1e-4 * scale * float(np.dot(grad, -step)):
+                break
+            scale /= 2
+        else:
+            break
+        a, b, improvement, loss = na, nb, loss - new_loss, new_loss
+        if improvement < 1e-12 * max(1.0, abs(loss)):
             break
     return PlattMap(a=a, b=b)
 

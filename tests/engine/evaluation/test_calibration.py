@@ -69,6 +69,16 @@ def test_platt_map_is_increasing_and_tracks_the_base_rate() -> None:
     assert p[1] == pytest.approx(0.5, abs=0.06)
 
 
+def test_platt_stays_finite_on_separable_data() -> None:
+    s = np.array([0.1] * 50 + [1.0] * 10)
+    y = np.array([False] * 50 + [True] * 10)
+    m = fit_platt(s, y, weights=np.r_[np.full(50, 6.5), np.ones(10)])
+    p = m(np.array([0.1, 1.0]))
+    assert abs(m.a) < 1e3
+    assert 0 < p[0] < 0.05
+    assert 0.8 < p[1] < 1
+
+
 def _artefact() -> Any:
     iso = fit_isotonic([0.1, 0.5, 0.9], [0, 1, 1])
     return CalibrationArtefact(
