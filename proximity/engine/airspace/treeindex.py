@@ -10,6 +10,7 @@ the reference's ``min`` over file pairs exactly (ECC-PROXIMITY.md section 2, cha
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,19 +25,25 @@ Floats = NDArray[np.float64]
 _BLOCK = 64
 
 
+@lru_cache(maxsize=262144)
+def _prefixes(path: str, leaf: bool) -> tuple[str, ...]:
+    """Trie nodes above a file (its folders, and itself when ``leaf``), as joined strings."""
+    segments = path_segments(path)
+    top = len(segments) if leaf else len(segments) - 1
+    return tuple("/".join(segments[:k]) for k in range(1, top + 1))
+
+
 def _node_rows(
     agent: Sequence[int], paths: Sequence[str], *, leaf: bool
 ) -> tuple[Ints, Ints, Ints, Ints]:
     """One row per (agent, trie node above one of its files): agent, node, level, file depth."""
-    nodes: dict[tuple[str, ...], int] = {}
+    nodes: dict[str, int] = {}
     distinct: dict[str, int] = {}
     per_path: list[list[int]] = []
     for path in paths:
         if path not in distinct:
             distinct[path] = len(per_path)
-            segments = path_segments(path)
-            top = len(segments) if leaf else len(segments) - 1
-            per_path.append([nodes.setdefault(segments[:k], len(nodes)) for k in range(1, top + 1)])
+            per_path.append([nodes.setdefault(p, len(nodes)) for p in _prefixes(path, leaf)])
     which = np.array([distinct[p] for p in paths], dtype=np.int64)
     count = np.array([len(x) for x in per_path], dtype=np.int64)
     ptr = np.r_[0, np.cumsum(count)].astype(np.int64)
