@@ -31,6 +31,7 @@ __all__ = [
     "free_port",
     "gunicorn_process",
     "process_env",
+    "run_sweep",
     "wait_for",
 ]
 
@@ -180,3 +181,22 @@ class RedisServer:
             self.proc.terminate()
             self.proc.wait(timeout=10)
             self.proc = None
+
+
+def run_sweep(env: dict[str, str]) -> int:
+    """What beat's sweep task does, run now in a process on ``env``'s broker and database."""
+    code = (
+        "import django; django.setup(); "
+        "from proximity.services.scan_requests import scan_requests_sweep as s; "
+        "print(s(older_than_seconds=0))"
+    )
+    done = subprocess.run(  # fixed argument list, no shell
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return int(done.stdout.strip().splitlines()[-1])
