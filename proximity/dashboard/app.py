@@ -76,29 +76,34 @@ def _layout() -> html.Div:
     principal = _viewer()
     repos = board_repositories(principal)
     notice = "" if principal else "Your login is not linked to a principal: nothing is visible."
+    # The first scene and kanban are rendered into the layout: one round trip fewer on load.
+    first = repos[0] if repos else None
+    figure, coverage, scene_key = _scene(first, list(DEFAULT_BANDS), None, "all", None, None)
+    kanban, kanban_key = _kanban(first, list(DEFAULT_BANDS), None, "all", None, None, None)
     return html.Div(
         [
             html.Header(
                 [
                     html.A("Overlap Radar", href="/", className="brand"),
                     html.H1("Board"),
-                    html.A("Adjudication desk", href="/admin/"),
+                    html.A("Adjudication desk", href="/admin/proximity/overlapadvisory/desk/"),
                 ]
             ),
             html.P(notice, id="notice", role="status"),
             _filters(repos),
-            html.Div(id="coverage", role="status", **aria({"aria-live": "polite"})),
+            html.Div(coverage, id="coverage", role="status", **aria({"aria-live": "polite"})),
             html.Main(
                 [
                     html.Section(
                         [
-                            dcc.Graph(id="airspace", config={"displaylogo": False}),
+                            dcc.Graph(id="airspace", figure=figure, config={"displaylogo": False}),
                             html.Div(id="agent-panel", **aria({"aria-live": "polite"})),
                         ],
                         className="scene",
                         **aria({"aria-label": "Airspace (3D)"}),
                     ),
                     html.Section(
+                        kanban,
                         id="kanban",
                         className="kanban",
                         **aria({"aria-label": "Kanban of warnings"}),
@@ -108,8 +113,8 @@ def _layout() -> html.Div:
             ),
             html.Div(id="ack-status", role="status", **aria({"aria-live": "polite"})),
             dcc.Store(id="selected-agent"),
-            dcc.Store(id="scene-key"),
-            dcc.Store(id="kanban-key"),
+            dcc.Store(id="scene-key", data=scene_key),
+            dcc.Store(id="kanban-key", data=kanban_key),
             dcc.Store(id="ack-count", data=0),
             dcc.Interval(id="tick", interval=REFRESH_MS),
         ]
@@ -190,6 +195,7 @@ def _register(app: Dash) -> None:
         Input("selected-agent", "data"),
         Input("tick", "n_intervals"),
         State("scene-key", "data"),
+        prevent_initial_call=True,  # the layout already carries the first scene
     )(lambda repo, bands, agent, window, sel, _n, key: _scene(repo, bands, agent, window, sel, key))
     app.callback(
         Output("kanban", "children"),
@@ -198,6 +204,7 @@ def _register(app: Dash) -> None:
         Input("tick", "n_intervals"),
         Input("ack-count", "data"),
         State("kanban-key", "data"),
+        prevent_initial_call=True,
     )(_kanban)
     app.callback(Output("agent", "options"), Input("repository", "value"))(_agent_options)
     app.callback(
