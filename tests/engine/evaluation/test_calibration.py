@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -124,3 +125,17 @@ def test_calibrated_risk_is_labelled_with_its_data_and_never_validated() -> None
     assert "validated" not in shown.label
     with pytest.raises(ValueError, match="profile"):
         calibrated_risk(art, 0.9, profile="ecc-v0")
+
+
+@pytest.mark.parametrize("kind", ["isotonic", "platt"])
+def test_committed_backtest_artefacts_verify_and_carry_their_provenance(kind: str) -> None:
+    """The stored maps load, match their digests, and say what they were fitted on."""
+    path = Path(__file__).parents[3] / f"proximity/fixtures/calibration/radar-v1-pip-{kind}.json"
+    art = artefact_from_json(path.read_text(encoding="utf-8"))
+    assert art.kind == kind
+    assert art.profile == "radar-v1"
+    for key in ("repository", "train", "firstMerge", "lastMerge", "pairs", "splitSeed"):
+        assert key in art.provenance
+    probs = art.probability(np.linspace(0, 1, 11))
+    assert np.all(np.diff(probs) >= -1e-12)
+    assert 0.0 <= probs[0] <= probs[-1] <= 1.0

@@ -104,9 +104,12 @@ def test_judgement_on_other_versions_cannot_join_the_pair() -> None:
 def test_label_definitions_gate_what_evidence_admits(
     evidence: Any, allowed: Any, refused: Any
 ) -> None:
-    """Requirements 50-53: same_task needs matching deliverable and acceptance; partial_overlap a
-    shared prerequisite with distinct remaining work; related_distinct a shared topic with a
-    different deliverable; unusable records admit only insufficient_evidence."""
+    """Requirements 50, 51, 52 and 53.
+
+    same_task needs matching deliverable and acceptance; partial_overlap a shared prerequisite with
+    distinct remaining work; related_distinct a shared topic with a different deliverable; unusable
+    records admit only insufficient_evidence.
+    """
     labels = admissible_labels(evidence)
     if allowed is not None:
         assert allowed in labels
