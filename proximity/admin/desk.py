@@ -18,7 +18,7 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 
-from proximity.admin.inspect import ModelAdminBase
+from proximity.admin.inspect import ReadOnlyAdmin
 from proximity.exceptions import DomainError
 from proximity.models import Adjudication, OverlapAdvisory
 from proximity.selectors.adjudications import (
@@ -45,7 +45,7 @@ class LabelForm(forms.Form):
 
 
 @admin.register(OverlapAdvisory)
-class OverlapAdvisoryAdmin(ModelAdminBase):
+class OverlapAdvisoryAdmin(ReadOnlyAdmin):
     list_display = ("__str__", "coverage", "created_at", "label_count")
     list_filter = ("coverage", "created_at")
     search_fields = ("version_a__record__task_id", "version_b__record__task_id")
@@ -67,15 +67,6 @@ class OverlapAdvisoryAdmin(ModelAdminBase):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return self.get_fields(request, obj)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     def get_urls(self) -> list[URLPattern]:
         view = self.admin_site.admin_view
