@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,6 +26,7 @@ from django.db import connection
 
 __all__ = [
     "ROOT",
+    "PostgresServer",
     "RedisServer",
     "celery_worker_process",
     "database_url_for_tests",
@@ -200,3 +202,45 @@ def run_sweep(env: dict[str, str]) -> int:
         check=True,
     )
     return int(done.stdout.strip().splitlines()[-1])
+
+
+class PostgresServer:
+    """A throwaway PostgreSQL cluster (as tests/servers.py starts one) that can be restarted."""
+
+    def __init__(self) -> None:
+        from tests.servers import _as_postgres_user, _postgres_bindir
+
+        self.bindir, self.prefix = _postgres_bindir(), _as_postgres_user()
+        # Under /tmp, not pytest's tmp_path: the postgres user must be able to reach it.
+        root = Path(tempfile.mkdtemp(prefix="radar-pg-"))
+        self.root, self.port = root, free_port()
+        self.data = root / "data"
+        if self.prefix:
+            shutil.chown(root, user="postgres")
+        initdb = [str(self.bindir / "initdb"), "-D", str(self.data), "-A", "trust", "-U"]
+        self._run([*initdb, "postgres", "-E", "UTF8", "--no-locale", "--no-sync"])
+
+    def url(self, name: str = "postgres") -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{name}"
+
+    def _run(self, args: list[str]) -> None:
+        subprocess.run(  # fixed argument list, no shell
+            [*self.prefix, *args], check=True, stdout=subprocess.DEVNULL, timeout=120
+        )
+
+    def _ctl(self, *args: str) -> None:
+        opts = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off"
+        log = str(self.root / "server.log")
+        ctl = [str(self.bindir / "pg_ctl"), "-D", str(self.data), "-o", opts, "-l", log]
+        self._run([*ctl, *args])
+
+    def start(self) -> None:
+        self._ctl("-w", "-t", "60", "start")
+
+    def stop(self, mode: str = "fast") -> None:
+        self._ctl("-w", "-m", mode, "stop")
+
+    def remove(self) -> None:
+        with contextlib.suppress(subprocess.CalledProcessError):
+            self.stop("immediate")
+        shutil.rmtree(self.root, ignore_errors=True)
