@@ -44,11 +44,12 @@ def _load(url: str, token: str, stop: threading.Event, seen: list) -> None:
     n = 0
     while not stop.is_set():
         body = {"repository": "web", "agentId": f"a{n % 4}", "files": [{"path": f"f{n}.py"}]}
+        began = time.monotonic()
         try:
             r = session.post(f"{url}/api/working-sets", json=body, timeout=30)
-            seen.append((time.monotonic(), r.status_code, r.headers.get("content-type"), r.text))
+            seen.append((began, r.status_code, r.headers.get("content-type"), r.text))
         except requests.RequestException as exc:  # a dropped connection is not a clean failure
-            seen.append((time.monotonic(), 0, None, repr(exc)))
+            seen.append((began, 0, None, repr(exc)))
         n += 1
         time.sleep(0.05)
 
@@ -69,8 +70,8 @@ def test_requests_get_503_while_postgres_restarts_and_201_after(tmp_path) -> Non
             for t in threads:
                 t.start()
             time.sleep(2)
+            down_at = time.monotonic()  # before the stop begins: in-flight requests may fail
             pg.stop()
-            down_at = time.monotonic()
             time.sleep(3)
             pg.start()
             up_at = time.monotonic()
@@ -87,7 +88,7 @@ def test_requests_get_503_while_postgres_restarts_and_201_after(tmp_path) -> Non
     failures = [(ctype, text) for _, code, ctype, text in seen if code == 503]
     assert all(ctype.startswith("application/json") for ctype, _ in failures), failures[:3]
     assert all('"detail": "database unavailable, retry shortly"' in text for _, text in failures)
-    before = [code for at, code, _, _ in seen if at < down_at]
+    before = [code for at, code, _, _ in seen if at < down_at - 1.0]
     after = [code for at, code, _, _ in seen if at > up_at + 1.0]
     assert before
     assert set(before) == {201}
