@@ -8,6 +8,7 @@ pairs times their holders, not N^2 F^2.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from itertools import pairwise
@@ -17,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.sparse import csr_matrix
 
-from proximity.engine.airspace.crossing import ragged_cross
+from proximity.engine.airspace.crossing import ragged_cross, ragged_range
 from proximity.engine.airspace.layout import Universe
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "FileHolders",
     "compiled_graph",
     "coupled_files",
+    "coupled_files_meeting",
     "dependency_matrix",
     "node_ids",
 ]
@@ -33,6 +35,8 @@ __all__ = [
 Ints = NDArray[np.int64]
 _CHUNK_ROWS = 512
 _CHUNK_CONTRIBUTIONS = 4_000_000
+MEETING_LIMIT = 2000
+"""Up to this many touched files, coupled pairs are found by meeting in the middle."""
 
 
 class CoupledFiles(NamedTuple):
@@ -81,7 +85,7 @@ class CompiledGraph:
         column_of[nodes[present]] = present
         indptr, indices = self.undirected.indptr, self.undirected.indices
         degree = (indptr[nodes[present] + 1] - indptr[nodes[present]]).astype(np.int64)
-        item, _, k = ragged_cross(np.ones_like(degree), degree)
+        item, k = ragged_range(degree)
         target = column_of[indices[indptr[nodes[present]][item] + k]]
         keep = target >= 0
         return present[item][keep], target[keep]
@@ -125,36 +129,57 @@ class _Scratch:
         self.stamp = np.empty(rows * n, dtype=np.int32)
 
 
+_LOCAL = threading.local()
+
+
+def _scratch(rows: int, n: int) -> _Scratch:
+    """A scratch buffer big enough for ``rows`` x ``n``, reused by later scans in this thread.
+
+    Thread-local because scans may run concurrently in threads; each BFS leaves the bitmap
+    all-False again, so reuse needs no clearing.
+    """
+    cached: _Scratch | None = getattr(_LOCAL, "scratch", None)
+    if cached is None or len(cached.visited) < rows * n:
+        cached = _Scratch(rows, n)
+        _LOCAL.scratch = cached
+    return cached
+
+
 def _levels(
     matrix: csr_matrix, sources: Ints, column_of: Ints, cap: int, scratch: _Scratch
 ) -> list[Ints]:
-    """Level-synchronous BFS of many sources at once over flat ``row * n + node`` keys."""
+    """Level-synchronous BFS of many sources at once; a state is (row, node), key row*n+node."""
     n = matrix.shape[0]
-    indptr, indices = matrix.indptr.astype(np.int64), matrix.indices.astype(np.int64)
+    indptr, indices = matrix.indptr, matrix.indices
     visited, stamp = scratch.visited, scratch.stamp
-    keys = np.arange(len(sources), dtype=np.int64) * n + sources
-    touched = [keys]
-    visited[keys] = True
+    row = np.arange(len(sources), dtype=np.int64)
+    node = sources.astype(np.int64)
+    touched = [row * n + node]
+    visited[touched[0]] = True
     found: list[Ints] = []
-    for depth in range(1, cap + 1):
-        node = keys % n
-        degree = indptr[node + 1] - indptr[node]
-        item, _, k = ragged_cross(np.ones_like(degree), degree)
-        keys = (keys - node)[item] + indices[indptr[node][item] + k]
-        keys = keys[~visited[keys]]
-        order = np.arange(len(keys), dtype=np.int32)
-        stamp[keys] = order
-        keys = keys[stamp[keys] == order]
-        if len(keys) == 0:
-            break
-        visited[keys] = True
-        touched.append(keys)
-        target = column_of[keys % n]
-        keep = target >= 0
-        level = np.full(int(keep.sum()), depth, dtype=np.int64)
-        found.append(np.stack([keys[keep] // n, target[keep], level]))
-    for keys in touched:
-        visited[keys] = False
+    try:
+        for depth in range(1, cap + 1):
+            item, k = ragged_range((indptr[node + 1] - indptr[node]).astype(np.int64))
+            row, node = row[item], indices[indptr[node][item] + k].astype(np.int64)
+            keys = row * n + node
+            fresh = ~visited[keys]
+            row, node, keys = row[fresh], node[fresh], keys[fresh]
+            order = np.arange(len(keys), dtype=np.int32)
+            stamp[keys] = order
+            first = stamp[keys] == order
+            row, node, keys = row[first], node[first], keys[first]
+            if len(keys) == 0:
+                break
+            visited[keys] = True
+            touched.append(keys)
+            target = column_of[node]
+            keep = target >= 0
+            level = np.full(int(keep.sum()), depth, dtype=np.int64)
+            found.append(np.stack([row[keep], target[keep], level]))
+    finally:
+        # Leave the shared bitmap all-False even on error, so the next scan may reuse it.
+        for keys in touched:
+            visited[keys] = False
     return found
 
 
@@ -170,7 +195,7 @@ def coupled_files(
     column_of = np.full(matrix.shape[0], -1, dtype=np.int64)
     column_of[node_of[present]] = present
     parts: list[Ints] = [np.zeros((3, 0), dtype=np.int64)]
-    scratch = _Scratch(min(_CHUNK_ROWS, len(present)), matrix.shape[0])
+    scratch = _scratch(min(_CHUNK_ROWS, len(present)), matrix.shape[0])
     for first in range(0, len(present), _CHUNK_ROWS):
         chunk = present[first : first + _CHUNK_ROWS]
         for level in _levels(matrix, node_of[chunk], column_of, cap, scratch):
@@ -178,6 +203,54 @@ def coupled_files(
             parts.append(level[:, level[0] < level[1]] if upper_only else level)
     table = np.concatenate(parts, axis=1)
     return CoupledFiles(table[0], table[1], table[2])
+
+
+def _ball(matrix: csr_matrix, nodes: Ints, radius: int) -> tuple[Ints, Ints, Ints]:
+    """Every node within ``radius`` hops of each source: (source row, node, hops), hops >= 0."""
+    n = matrix.shape[0]
+    identity = np.arange(n, dtype=np.int64)
+    rows, found, hops = [np.arange(len(nodes))], [nodes.astype(np.int64)], [np.zeros(len(nodes))]
+    scratch = _scratch(max(1, min(_CHUNK_ROWS, len(nodes))), n)
+    for first in range(0, len(nodes), _CHUNK_ROWS):
+        for level in _levels(matrix, nodes[first : first + _CHUNK_ROWS], identity, radius, scratch):
+            rows.append(level[0] + first)
+            found.append(level[1])
+            hops.append(level[2])
+    return (
+        np.concatenate(rows).astype(np.int64),
+        np.concatenate(found).astype(np.int64),
+        np.concatenate(hops).astype(np.int64),
+    )
+
+
+def coupled_files_meeting(
+    forward: csr_matrix, backward: csr_matrix, node_of: Ints, *, cap: int, upper_only: bool = False
+) -> CoupledFiles:
+    """Same pairs as :func:`coupled_files` (possibly repeated, never closer than the truth),
+    found by meeting in the middle: balls of radius ceil(cap/2) forward from every touched
+    file and floor(cap/2) backward from every touched file, joined on the shared node.
+
+    A shortest path of length d <= cap has a node at ceil(d/2) hops from its start, so the
+    smallest ``d1 + d2`` over the shared nodes is the distance; larger sums only repeat a pair
+    at a weaker coupling, which the max in :func:`dependency_matrix` ignores. Cheap when few
+    files are touched: each ball holds about degree**(cap/2) nodes instead of degree**cap.
+    """
+    present = np.flatnonzero(node_of >= 0)
+    out_row, out_node, out_hops = _ball(forward, node_of[present], (cap + 1) // 2)
+    in_row, in_node, in_hops = _ball(backward, node_of[present], cap // 2)
+    n = forward.shape[0]
+    out_order, in_order = np.argsort(out_node, kind="stable"), np.argsort(in_node, kind="stable")
+    out_ptr = np.searchsorted(out_node[out_order], np.arange(n + 1))
+    in_ptr = np.searchsorted(in_node[in_order], np.arange(n + 1))
+    group, k_out, k_in = ragged_cross(np.diff(out_ptr), np.diff(in_ptr))
+    left = out_order[out_ptr[group] + k_out]
+    right = in_order[in_ptr[group] + k_in]
+    f, g = present[out_row[left]], present[in_row[right]]
+    d = out_hops[left] + in_hops[right]
+    keep = (f != g) & (d >= 1) & (d <= cap)
+    if upper_only:
+        keep &= f < g
+    return CoupledFiles(f[keep], g[keep], d[keep])
 
 
 def dependency_matrix(

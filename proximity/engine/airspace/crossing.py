@@ -12,6 +12,7 @@ __all__ = [
     "cross_in_groups",
     "pair_intervals",
     "ragged_cross",
+    "ragged_range",
 ]
 
 Ints = NDArray[np.int64]
@@ -27,6 +28,13 @@ def ragged_cross(left_count: Ints, right_count: Ints) -> tuple[Ints, Ints, Ints]
     )
     width = right_count[item]
     return item, offset // width, offset % width
+
+
+def ragged_range(count: Ints) -> tuple[Ints, Ints]:
+    """Every ``(p, k)`` with ``0 <= k < count[p]``, in item order (no division needed)."""
+    item = np.repeat(np.arange(len(count), dtype=np.int64), count)
+    offset = np.arange(len(item), dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
+    return item, offset
 
 
 def cross_in_groups(left_ptr: Ints, right_ptr: Ints) -> tuple[Ints, Ints]:
@@ -70,12 +78,11 @@ def pair_intervals(sets: IntervalSets, a: Ints, b: Ints) -> tuple[Ints, Ints]:
 
 def _membership(sets: IntervalSets, items: Ints, breaks: Ints, widen: int) -> csr_matrix:
     """Sparse 0/1 (item x elementary segment) coverage; sparse keeps BLAS threads out of it."""
-    counts = np.diff(sets.ptr)[items]
-    owner, _, k = ragged_cross(np.ones_like(counts), counts)
+    owner, k = ragged_range(np.diff(sets.ptr)[items])
     interval = sets.ptr[items][owner] + k
     low = np.searchsorted(breaks, sets.start[interval] - widen)
     high = np.searchsorted(breaks, sets.end[interval] + widen + 1)
-    run, _, step = ragged_cross(np.ones_like(low), high - low)
+    run, step = ragged_range(high - low)
     shape = (len(items), len(breaks) - 1)
     data = np.ones(len(run))
     coverage = csr_matrix((data, (owner[run], low[run] + step)), shape=shape)
@@ -92,8 +99,7 @@ def block_intervals(
     group's intervals; ``near[r, c]`` says some intervals are at most ``reach`` apart.
     """
     members = np.r_[rows, cols]
-    counts = np.diff(sets.ptr)[members]
-    owner, _, k = ragged_cross(np.ones_like(counts), counts)
+    owner, k = ragged_range(np.diff(sets.ptr)[members])
     spans = sets.ptr[members][owner] + k
     starts, ends = sets.start[spans], sets.end[spans] + 1
     breaks = np.unique(np.r_[starts, ends, starts - reach, ends + reach])

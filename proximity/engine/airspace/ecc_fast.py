@@ -13,10 +13,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from proximity.engine.airspace.coupling import (
+    MEETING_LIMIT,
     CoupledFiles,
     FileHolders,
     compiled_graph,
     coupled_files,
+    coupled_files_meeting,
     dependency_matrix,
     node_ids,
 )
@@ -115,7 +117,10 @@ def _coupled(airspace: Airspace, paths: list[str], cap: int) -> CoupledFiles:
     # One direction suffices: the backward pass would list exactly the transposed pairs, and
     # dependency_matrix symmetrises, which takes the smaller of the two directed distances.
     graph = compiled_graph(airspace.adjacency)
-    return coupled_files(graph.forward, node_ids(graph, paths), cap=cap)
+    nodes = node_ids(graph, paths)
+    if len(paths) <= MEETING_LIMIT:
+        return coupled_files_meeting(graph.forward, graph.backward, nodes, cap=cap)
+    return coupled_files(graph.forward, nodes, cap=cap)
 
 
 def score_ecc_fast(airspace: Airspace, settings: Settings) -> PairTable:

@@ -11,8 +11,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from proximity.engine.airspace.coupling import (
+    MEETING_LIMIT,
     compiled_graph,
     coupled_files,
+    coupled_files_meeting,
     dependency_matrix,
     node_ids,
 )
@@ -91,7 +93,11 @@ def _dependency(airspace: Airspace, arrays: RadarArrays, n: int, settings: Setti
         return np.zeros((n, n))
     graph = compiled_graph(airspace.adjacency)
     nodes = node_ids(graph, arrays.paths)
-    coupled = coupled_files(graph.undirected, nodes, cap=settings.dependency_cap, upper_only=True)
+    cap, both = settings.dependency_cap, graph.undirected
+    if len(arrays.paths) <= MEETING_LIMIT:
+        coupled = coupled_files_meeting(both, both, nodes, cap=cap, upper_only=True)
+    else:
+        coupled = coupled_files(both, nodes, cap=cap, upper_only=True)
     return dependency_matrix(coupled, arrays.holders, n, gamma=settings.dep_decay)
 
 

@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
-from proximity.engine.airspace.crossing import ragged_cross
+from proximity.engine.airspace.crossing import ragged_cross, ragged_range
 from proximity.engine.airspace.paths import path_segments
 
 __all__ = ["tree_min_matrix"]
@@ -49,7 +49,7 @@ def _node_rows(
     ptr = np.r_[0, np.cumsum(count)].astype(np.int64)
     flat = np.array([n for x in per_path for n in x], dtype=np.int64)
     depth_of = np.array([len(path_segments(p)) for p in distinct], dtype=np.int64)
-    item, _, k = ragged_cross(np.ones_like(which), count[which])
+    item, k = ragged_range(count[which])
     source = which[item]
     return (
         np.asarray(agent, dtype=np.int64)[item],
