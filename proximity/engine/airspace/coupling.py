@@ -30,6 +30,7 @@ __all__ = [
     "coupled_files_meeting",
     "dependency_matrix",
     "node_ids",
+    "release_scratch",
 ]
 
 Ints = NDArray[np.int64]
@@ -143,6 +144,11 @@ def _scratch(rows: int, n: int) -> _Scratch:
         cached = _Scratch(rows, n)
         _LOCAL.scratch = cached
     return cached
+
+
+def release_scratch() -> None:
+    """Drop this thread's BFS scratch buffers (for memory measurements and long idle spells)."""
+    _LOCAL.__dict__.pop("scratch", None)
 
 
 def _levels(
