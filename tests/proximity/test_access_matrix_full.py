@@ -1,0 +1,341 @@
+"""Every API endpoint x (full scope, partial scope, outsider, anonymous): nothing leaks.
+
+The endpoint list is read from the live API; an endpoint without an entry in ``MATRIX`` fails
+``test_every_endpoint_has_a_matrix_entry``, so nobody can add an unguarded one. Records are
+seeded in two scopes with distinctive markers; a viewer's answers must not contain a marker of a
+scope it does not hold (names, ids, texts), a hidden record must answer exactly like a missing
+one, and counts must match what the viewer may see.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from proximity.models import (
+    OverlapAdvisory,
+    ProximityAdvisory,
+    ShadowTrail,
+    TaskVersion,
+    TriggerMessage,
+    WorkingSetSnapshot,
+)
+from tests.factories import file_entry, make_repository, working_set
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+
+# Markers that appear only in records of one scope.
+SCOPE_A = ("orchard", "orch-agent", "T-ORCH", "ORCHSECRET", "trail-orch")
+SCOPE_B = ("vault", "vault-agent", "T-VAULT", "VAULTSECRET", "trail-vault")
+
+
+def _task(task_id: str, scope: str, secret: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "taskId": task_id,
+        "scope": scope,
+        "objective": f"Make refunds round half-even in the payments module {secret}",
+        "deliverable": f"patch to src/payments/refunds.py {secret}",
+        "acceptance": ["test_refund_rounding passes", f"{secret} reviewed"],
+        **extra,
+    }
+
+
+def _seed(lead: Any, post_json: Any) -> dict[str, Any]:
+    make_repository("orchard", scope="team-a")
+    make_repository("vault", scope="team-b", disclosure=["internal"])
+    for repo, prefix in (("orchard", "orch-agent"), ("vault", "vault-agent")):
+        for n, lines in ((1, [[1, 40]]), (2, [[5, 9]])):
+            body = working_set(repo, f"{prefix}-{n}", [file_entry("src/core.py", lines)])
+            assert post_json("/api/working-sets", body, lead).status_code == 201
+    for repo, trail in (("orchard", "trail-orch"), ("vault", "trail-vault")):
+        ShadowTrail.objects.create(
+            trail_id=trail,
+            repository_id=ProximityAdvisory.objects.filter(repository__name=repo)
+            .values_list("repository_id", flat=True)
+            .first(),
+            document="{}",
+            receipt_count=0,
+            head_hash="0" * 64,
+            updated_at=timezone.now(),
+        )
+    for task_id, scope, secret, extra in (
+        ("T-ORCH-1", "team-a", "ORCHSECRET", {}),
+        ("T-ORCH-2", "team-a", "ORCHSECRET", {}),
+        ("T-VAULT-1", "team-b", "VAULTSECRET", {"disclosure": ["internal"]}),
+        ("T-VAULT-2", "team-b", "VAULTSECRET", {"disclosure": ["internal"]}),
+    ):
+        response = post_json("/api/tasks", _task(task_id, scope, secret, **extra), lead)
+        assert response.status_code == 201, response.content
+    advisories = {a.repository.name: a.pk for a in ProximityAdvisory.objects.all()}
+    assert set(advisories) == {"orchard", "vault"}
+    vault_overlap = (
+        OverlapAdvisory.objects.filter(version_a__scope="team-b")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    return {"advisory": advisories, "overlap_vault": vault_overlap}
+
+
+@pytest.fixture
+def world(lead, partial, outsider, post_json, in_process_tasks, client) -> dict[str, Any]:
+    seeded = _seed(lead, post_json)
+    return {"ids": seeded, "lead": lead, "partial": partial, "outsider": outsider}
+
+
+def _call(client: Any, method: str, path: str, caller: Any, body: Any = None) -> Any:
+    headers = caller.headers if caller else {}
+    if method == "get":
+        return client.get(path, **headers)
+    return client.post(path, json.dumps(body or {}), content_type="application/json", **headers)
+
+
+def _leaks(response: Any, markers: tuple[str, ...]) -> list[str]:
+    text = response.content.decode()
+    return [m for m in markers if m.lower() in text.lower()]
+
+
+def _hidden_like_missing(
+    client: Any, method: str, hidden: str, missing: str, caller: Any, body=None
+):
+    a = _call(client, method, hidden, caller, body)
+    b = _call(client, method, missing, caller, body)
+    assert a.status_code == b.status_code == 404, (hidden, a.status_code, a.content)
+    assert a.json() == b.json()
+
+
+# ---- one checker per endpoint; each covers lead, partial, outsider and anonymous -------------
+
+Check = Callable[[Any, dict[str, Any]], None]
+
+
+def _health(client: Any, w: dict[str, Any]) -> None:
+    for caller in (w["lead"], w["partial"], w["outsider"], None):
+        response = _call(client, "get", "/api/health", caller)
+        assert response.status_code == 200
+        assert not _leaks(response, SCOPE_A + SCOPE_B)
+
+
+def _report(client: Any, w: dict[str, Any]) -> None:
+    before = WorkingSetSnapshot.objects.count()
+    body = working_set("vault", "spy", [{"path": "x.py"}])
+    assert _call(client, "post", "/api/working-sets", None, body).status_code == 401
+    for caller in (w["partial"], w["outsider"]):
+        refused = _call(client, "post", "/api/working-sets", caller, body)
+        missing = _call(client, "post", "/api/working-sets", caller, {**body, "repository": "nope"})
+        assert refused.status_code == 404
+        assert refused.json() == missing.json()
+    assert WorkingSetSnapshot.objects.count() == before
+    own = working_set("orchard", "partial-agent", [{"path": "y.py"}])
+    assert _call(client, "post", "/api/working-sets", w["partial"], own).status_code == 201
+
+
+def _repositories(client: Any, w: dict[str, Any]) -> None:
+    names = {
+        k: [r["name"] for r in _call(client, "get", "/api/repositories", w[k]).json()]
+        for k in ("lead", "partial", "outsider")
+    }
+    assert names == {"lead": ["orchard", "vault"], "partial": ["orchard"], "outsider": []}
+    assert _call(client, "get", "/api/repositories", None).status_code == 401
+
+
+def _scan(client: Any, w: dict[str, Any]) -> None:
+    path = "/api/repositories/{}/scan"
+    assert _call(client, "get", path.format("vault"), w["lead"]).status_code == 200
+    partial_view = _call(client, "get", path.format("orchard"), w["partial"])
+    assert partial_view.status_code == 200
+    assert not _leaks(partial_view, SCOPE_B)
+    for caller in (w["partial"], w["outsider"]):
+        _hidden_like_missing(client, "get", path.format("vault"), path.format("nope"), caller)
+    assert _call(client, "get", path.format("vault"), None).status_code == 401
+
+
+def _advisory_list(client: Any, w: dict[str, Any]) -> None:
+    seen = {
+        k: _call(client, "get", "/api/advisories", w[k]) for k in ("lead", "partial", "outsider")
+    }
+    assert len(seen["lead"].json()) == 2
+    assert [a["repository"] for a in seen["partial"].json()] == ["orchard"]
+    assert not _leaks(seen["partial"], SCOPE_B)
+    assert seen["outsider"].json() == []
+    filtered = _call(client, "get", "/api/advisories?repository=vault", w["partial"])
+    assert filtered.json() == []
+    assert _call(client, "get", "/api/advisories", None).status_code == 401
+
+
+def _advisory_detail(client: Any, w: dict[str, Any]) -> None:
+    vault = w["ids"]["advisory"]["vault"]
+    assert _call(client, "get", f"/api/advisories/{vault}", w["lead"]).status_code == 200
+    for caller in (w["partial"], w["outsider"]):
+        _hidden_like_missing(
+            client, "get", f"/api/advisories/{vault}", "/api/advisories/999999999", caller
+        )
+    assert _call(client, "get", f"/api/advisories/{vault}", None).status_code == 401
+
+
+def _acknowledge(client: Any, w: dict[str, Any]) -> None:
+    vault = w["ids"]["advisory"]["vault"]
+    path = f"/api/advisories/{vault}/acknowledge"
+    for caller in (w["partial"], w["outsider"]):
+        _hidden_like_missing(
+            client, "post", path, "/api/advisories/999999999/acknowledge", caller, {"note": "x"}
+        )
+    assert _call(client, "post", path, None, {"note": "x"}).status_code == 401
+    assert ProximityAdvisory.objects.get(pk=vault).state == "open"
+
+
+def _messages(client: Any, w: dict[str, Any]) -> None:
+    assert TriggerMessage.objects.filter(to_agent__repository__name="vault").exists()
+    path = "/api/repositories/{}/agents/{}/messages"
+    hidden, missing = path.format("vault", "vault-agent-1"), path.format("vault", "nobody")
+    for caller in (w["partial"], w["outsider"]):
+        _hidden_like_missing(client, "get", hidden, missing, caller)
+    assert _call(client, "get", hidden, None).status_code == 401
+    # Hidden reads must not have marked anything delivered.
+    assert TriggerMessage.objects.filter(
+        to_agent__agent_id="vault-agent-1", delivered_at__isnull=True
+    ).exists()
+    assert _call(client, "get", hidden, w["lead"]).status_code == 200
+
+
+def _trail(client: Any, w: dict[str, Any]) -> None:
+    assert _call(client, "get", "/api/trails/trail-vault", w["lead"]).status_code == 200
+    for caller in (w["partial"], w["outsider"]):
+        _hidden_like_missing(client, "get", "/api/trails/trail-vault", "/api/trails/nope", caller)
+    assert _call(client, "get", "/api/trails/trail-vault", None).status_code == 401
+
+
+def _declare(client: Any, w: dict[str, Any]) -> None:
+    before = TaskVersion.objects.count()
+    body = _task("T-SPY", "team-b", "spy")
+    for caller in (w["partial"], w["outsider"]):
+        response = _call(client, "post", "/api/tasks", caller, body)
+        assert response.status_code == 422
+        assert response.json()["field"] == "scope"
+        # Reusing a hidden task id must not reveal that it exists.
+        clash = _call(client, "post", "/api/tasks", caller, _task("T-VAULT-1", "team-a", "x"))
+        fresh = _call(client, "post", "/api/tasks", caller, _task("T-FRESH", "team-b", "x"))
+        assert not _leaks(clash, SCOPE_B[1:])
+        assert clash.status_code in {201, 404, 409, 422}
+        assert fresh.status_code == 422
+    assert _call(client, "post", "/api/tasks", None, body).status_code == 401
+    assert TaskVersion.objects.filter(record__task_id="T-SPY").count() == 0
+    assert TaskVersion.objects.count() >= before
+
+
+def _revise(client: Any, w: dict[str, Any]) -> None:
+    body = {**_task("x", "team-b", "VAULTSECRET"), "previousVersion": 1}
+    body.pop("taskId")
+    for caller in (w["partial"], w["outsider"]):
+        _hidden_like_missing(
+            client,
+            "post",
+            "/api/tasks/T-VAULT-1/versions",
+            "/api/tasks/T-NONE/versions",
+            caller,
+            body,
+        )
+    assert _call(client, "post", "/api/tasks/T-VAULT-1/versions", None, body).status_code == 401
+    assert TaskVersion.objects.filter(record__task_id="T-VAULT-1").count() == 1
+
+
+def _task_read(client: Any, w: dict[str, Any]) -> None:
+    for suffix in ("", "/run"):
+        hidden, missing = f"/api/tasks/T-VAULT-1{suffix}", f"/api/tasks/T-NONE{suffix}"
+        assert _call(client, "get", hidden, w["lead"]).status_code == 200
+        for caller in (w["partial"], w["outsider"]):
+            _hidden_like_missing(client, "get", hidden, missing, caller)
+        assert _call(client, "get", hidden, None).status_code == 401
+    # A visible run counts only what its viewer may see.
+    run = _call(client, "get", "/api/tasks/T-ORCH-2/run", w["partial"])
+    assert run.status_code == 200
+    assert not _leaks(run, SCOPE_B)
+
+
+def _task_run(client: Any, w: dict[str, Any]) -> None:
+    _task_read(client, w)
+
+
+def _overlap_list(client: Any, w: dict[str, Any]) -> None:
+    lead_view = _call(client, "get", "/api/overlap-advisories", w["lead"])
+    partial_view = _call(client, "get", "/api/overlap-advisories", w["partial"])
+    assert lead_view.status_code == partial_view.status_code == 200
+    assert not _leaks(partial_view, SCOPE_B)
+    assert len(partial_view.json()) <= len(lead_view.json())
+    assert _call(client, "get", "/api/overlap-advisories", w["outsider"]).json() == []
+    hidden = _call(client, "get", "/api/overlap-advisories?task=T-VAULT-1", w["partial"])
+    assert hidden.json() == []
+    assert _call(client, "get", "/api/overlap-advisories", None).status_code == 401
+
+
+def _overlap_detail(client: Any, w: dict[str, Any]) -> None:
+    vault = w["ids"]["overlap_vault"]
+    if vault is None:  # the pipeline paired nothing in team-b: use any id the viewer cannot see
+        vault = 999_999_998
+    else:
+        assert (
+            _call(client, "get", f"/api/overlap-advisories/{vault}", w["lead"]).status_code == 200
+        )
+    for caller in (w["partial"], w["outsider"]):
+        _hidden_like_missing(
+            client,
+            "get",
+            f"/api/overlap-advisories/{vault}",
+            "/api/overlap-advisories/999999999",
+            caller,
+        )
+    assert _call(client, "get", f"/api/overlap-advisories/{vault}", None).status_code == 401
+
+
+MATRIX: dict[tuple[str, str], Check] = {
+    ("get", "/api/health"): _health,
+    ("post", "/api/working-sets"): _report,
+    ("get", "/api/repositories"): _repositories,
+    ("get", "/api/repositories/{name}/scan"): _scan,
+    ("get", "/api/advisories"): _advisory_list,
+    ("get", "/api/advisories/{advisory_id}"): _advisory_detail,
+    ("post", "/api/advisories/{advisory_id}/acknowledge"): _acknowledge,
+    ("get", "/api/repositories/{name}/agents/{agent_id}/messages"): _messages,
+    ("get", "/api/trails/{trail_id}"): _trail,
+    ("post", "/api/tasks"): _declare,
+    ("post", "/api/tasks/{task_id}/versions"): _revise,
+    ("get", "/api/tasks/{task_id}"): _task_read,
+    ("get", "/api/tasks/{task_id}/run"): _task_run,
+    ("get", "/api/overlap-advisories"): _overlap_list,
+    ("get", "/api/overlap-advisories/{advisory_id}"): _overlap_detail,
+}
+
+
+def _live_endpoints() -> set[tuple[str, str]]:
+    from overlap_site.api import api
+
+    schema = api.get_openapi_schema()
+    found = {(m, p) for p, ops in schema["paths"].items() for m in ops}
+    # Routes hidden from the schema would escape the matrix: every URL must be in the schema.
+    urls = {
+        "/api/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", str(u.pattern))
+        for u in api.urls[0]
+        if str(u.pattern) not in {"openapi.json", "docs", ""}
+    }
+    assert urls == {p for _, p in found}, urls ^ {p for _, p in found}
+    return found
+
+
+def test_every_endpoint_has_a_matrix_entry() -> None:
+    missing = _live_endpoints() - set(MATRIX)
+    assert not missing, f"add an access-matrix entry for: {sorted(missing)}"
+    assert not set(MATRIX) - _live_endpoints(), "matrix entries for endpoints that are gone"
+
+
+def test_no_endpoint_leaks_outside_the_viewers_scopes(world, client) -> None:
+    failures = []
+    for (method, path), check in sorted(MATRIX.items()):
+        try:
+            check(client, world)
+        except AssertionError as exc:
+            failures.append(f"{method.upper()} {path}: {exc}")
+    assert not failures, "\n".join(failures)
