@@ -62,18 +62,20 @@ class IntervalSets:
         return cls(ptr, start, end)
 
 
-def pair_intervals(sets: IntervalSets, a: Ints, b: Ints) -> tuple[Ints, Ints]:
-    """For item pairs ``(a[k], b[k])``: the size of the intersection and the smallest gap
-    between an interval of one and an interval of the other (<= 0 when they share points)."""
+def pair_intervals(sets: IntervalSets, a: Ints, b: Ints) -> tuple[Ints, NDArray[np.bool_]]:
+    """For item pairs ``(a[k], b[k])``: the size of the intersection, and whether some interval
+    of one touches an interval of the other without sharing a position (see
+    :func:`.regions.abuts`: gap 1, or gap 2 between two line positions)."""
     counts_a, counts_b = np.diff(sets.ptr)[a], np.diff(sets.ptr)[b]
     pair, ka, kb = ragged_cross(counts_a, counts_b)
     ia, ib = sets.ptr[a][pair] + ka, sets.ptr[b][pair] + kb
     low = np.maximum(sets.start[ia], sets.start[ib])
     high = np.minimum(sets.end[ia], sets.end[ib])
     inter = np.bincount(pair, weights=np.maximum(high - low + 1, 0), minlength=len(a))
-    gap = np.full(len(a), np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(gap, pair, low - high)
-    return inter.astype(np.int64), gap
+    gap = low - high
+    touching = (gap == 1) | ((gap == 2) & (high % 2 == 0))
+    touch = np.bincount(pair[touching], minlength=len(a)) > 0
+    return inter.astype(np.int64), touch
 
 
 def _membership(sets: IntervalSets, items: Ints, breaks: Ints, widen: int) -> csr_matrix:

@@ -83,6 +83,7 @@ class Options:
     half_life_s: float = 1800.0
     links_per_agent: int = 3
     closure_threshold: float = 0.002
+    overlap_floor: float | None = None
     conflicts: tuple[PairConflict, ...] = ()
     history: Mapping[str, tuple[tuple[float, float], ...]] = field(default_factory=dict)
 

@@ -98,9 +98,19 @@ def parse_options(raw: Mapping[str, Any]) -> Options:
         half_life_s=_opt(raw, "halfLifeSeconds", 1800.0, low=1e-9),
         links_per_agent=integer(raw.get("linksPerAgent", 3), "options.linksPerAgent"),
         closure_threshold=_opt(raw, "closureThreshold", 0.002, low=-1e300),
+        overlap_floor=_floor(raw.get("overlapFloor")),
         conflicts=_conflicts(raw.get("conflicts")),
         history=_history(raw.get("history")),
     )
+
+
+def _floor(value: Any) -> float | None:
+    if value is None:
+        return None
+    floor = number(value, "options.overlapFloor")
+    if floor > 1:
+        raise AirspaceInputError("options.overlapFloor", "must be <= 1")
+    return floor
 
 
 def _now(value: Any) -> float:

@@ -9,7 +9,7 @@ from proximity.engine.airspace.model import Options
 
 __all__ = ["DEFAULT_PROFILE", "PROFILES", "SCORER_VERSION", "Profile", "Settings", "resolve"]
 
-SCORER_VERSION = "airspace-2026.11.1"
+SCORER_VERSION = "airspace-2026.11.2"
 """Bumped whenever any profile's numbers can change; travels with every result."""
 
 

@@ -46,7 +46,7 @@ def _write(
     np.maximum.at(out.reshape(-1), agent_x * out.shape[0] + agent_y, values)
 
 
-def _overlap_adjacency(arrays: RadarArrays, n: int) -> tuple[Floats, Floats]:
+def _overlap_adjacency(arrays: RadarArrays, n: int, floor: float | None) -> tuple[Floats, Floats]:
     """Units (agent, base key) sharing a key, as pairs for small groups and blocks for hot ones."""
     overlap, adjacency = np.zeros((n, n)), np.zeros((n, n))
     agent, key, weight = arrays.unit_agent, arrays.unit_key, arrays.unit_weight
@@ -60,14 +60,21 @@ def _overlap_adjacency(arrays: RadarArrays, n: int) -> tuple[Floats, Floats]:
     x, y = order[ptr[group] + kx], order[ptr[group] + ky]
     keep = agent[x] < agent[y]
     x, y = x[keep], y[keep]
-    inter, gap = pair_intervals(interval_sets, x, y)
-    _score(overlap, adjacency, (agent, weight, whole, interval_sets.size), x, y, inter, gap <= 2)
+    inter, touch = pair_intervals(interval_sets, x, y)
+    _score(
+        overlap, adjacency, (agent, weight, whole, interval_sets.size), x, y, inter, touch, floor
+    )
     for g in np.flatnonzero(size >= _BLOCK).tolist():
         members = order[ptr[g] : ptr[g + 1]]
         block, near = block_intervals(interval_sets, members, members)
         bx, by = np.triu_indices(len(members), k=1)
+        bx_units, by_units, shared = members[bx], members[by], block[bx, by]
+        # "near" (gap <= 2) over-approximates touching; refine those few pairs exactly.
+        check = near[bx, by] & (shared == 0)
+        touching = np.zeros(len(bx_units), dtype=bool)
+        touching[check] = pair_intervals(interval_sets, bx_units[check], by_units[check])[1]
         fields = (agent, weight, whole, interval_sets.size)
-        _score(overlap, adjacency, fields, members[bx], members[by], block[bx, by], near[bx, by])
+        _score(overlap, adjacency, fields, bx_units, by_units, shared, touching, floor)
     return overlap, adjacency
 
 
@@ -79,10 +86,13 @@ def _score(
     y: Ints,
     inter: NDArray[np.float64] | Ints,
     near: NDArray[np.bool_],
+    floor: float | None,
 ) -> None:
     agent, weight, whole, size = fields
     smallest = np.maximum(np.minimum(size[x], size[y]), 1)
     coefficient = np.where(whole[x] | whole[y], 1.0, inter / smallest)
+    if floor is not None:
+        coefficient = np.where(coefficient > 0, np.maximum(coefficient, floor), coefficient)
     w = weight[x] * weight[y]
     _write(overlap, agent[x], agent[y], w * coefficient)
     _write(adjacency, agent[x], agent[y], w, (coefficient == 0) & near)
@@ -154,7 +164,7 @@ def score_radar_fast(airspace: Airspace, settings: Settings, now_ms: float) -> P
     """radar-v1 channels for every pair with a non-zero channel, ``i < j`` in input order."""
     arrays = radar_arrays(airspace, now_ms)
     n = len(airspace.agents)
-    overlap, adjacency = _overlap_adjacency(arrays, n)
+    overlap, adjacency = _overlap_adjacency(arrays, n, airspace.options.overlap_floor)
     matrices = (
         _conflicts(airspace),
         overlap,

@@ -47,11 +47,13 @@ def working_sets(airspace: Airspace, now_ms: float) -> list[WorkingSet]:
     return [WorkingSet(a, now_ms, opts.recency_floor, opts.half_life_s) for a in airspace.agents]
 
 
-def _overlap_adjacency(a: WorkingSet, b: WorkingSet) -> tuple[float, float]:
+def _overlap_adjacency(a: WorkingSet, b: WorkingSet, floor: float | None) -> tuple[float, float]:
     overlap = adjacency = 0.0
     for key in a.regions.keys() & b.regions.keys():
         w = a.key_weights[key] * b.key_weights[key]
         coefficient = region_overlap(a.regions[key], b.regions[key])
+        if floor is not None and coefficient > 0:
+            coefficient = max(coefficient, floor)
         overlap = max(overlap, w * coefficient)
         if coefficient == 0 and abuts(a.regions[key], b.regions[key]):
             adjacency = max(adjacency, w)
@@ -106,9 +108,10 @@ def radar_pair_channels(
     conflict: bool,
     gamma: float,
     cap: int,
+    overlap_floor: float | None = None,
 ) -> tuple[float, ...]:
     """radar-v1 channels in profile order for one pair."""
-    overlap, adjacency = _overlap_adjacency(a, b)
+    overlap, adjacency = _overlap_adjacency(a, b, overlap_floor)
     dependency = _dependency(a, b, undirected, gamma, cap)
     return (float(conflict), overlap, adjacency, dependency, _intent(a, b), _tree(a, b))
 
@@ -145,6 +148,7 @@ def score_radar_reference(airspace: Airspace, settings: Settings, now_ms: float)
             conflict=hit,
             gamma=settings.dep_decay,
             cap=settings.dependency_cap,
+            overlap_floor=airspace.options.overlap_floor,
         )
     keep = values.any(axis=1)
     return PairTable(i[keep], j[keep], values[keep])

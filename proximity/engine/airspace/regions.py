@@ -4,7 +4,8 @@ Positions are doubled so insertions have a place: base line ``k`` is ``2k`` and 
 it is ``2k + 1``. A hunk ``-s,c`` with ``c > 0`` covers ``[2s, 2(s + c - 1)]``; ``-s,0`` (an
 insertion after line ``s``) is the single point ``2s + 1``. Two regions *abut* when they do not
 share a point but are at most 2 apart (consecutive lines, or an insertion next to a changed
-line): git's merge reports a conflict for those too.
+line), but not two insertions with an unchanged line between them: git's merge reports a
+conflict for exactly those (found by the conflict backtest, docs/DECISIONS.md).
 """
 
 from __future__ import annotations
@@ -60,10 +61,18 @@ def region_overlap(a: list[Interval] | None, b: list[Interval] | None) -> float:
     return intersection_size(a, b) / min(covered(a), covered(b))
 
 
+def _touch(sa: int, ea: int, sb: int, eb: int) -> bool:
+    low, high = max(sa, sb), min(ea, eb)
+    return low - high == 1 or (low - high == 2 and high % 2 == 0)
+
+
 def abuts(a: Sequence[Interval] | None, b: Sequence[Interval] | None) -> bool:
-    """True when the regions share no position but some pair is at most 2 positions apart."""
+    """True when two regions touch the way git's merge treats as a conflict.
+
+    Consecutive changed lines (positions 2k and 2k+2) and an insertion beside a changed line
+    (gap 1) touch; two insertions with an unchanged line between them (2k+1 and 2k+3) do not,
+    since git merges those cleanly. Callers check that the regions share no position.
+    """
     if a is None or b is None:
         return False
-    gaps = (max(sb - ea, sa - eb) for sa, ea in a for sb, eb in b)
-    best = min(gaps, default=99)
-    return 0 < best <= 2
+    return any(_touch(sa, ea, sb, eb) for sa, ea in a for sb, eb in b)

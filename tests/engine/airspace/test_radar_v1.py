@@ -43,6 +43,31 @@ def test_abutting_hunks_score_adjacency_not_overlap(engine: str) -> None:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_insertions_one_unchanged_line_apart_do_not_abut(engine: str) -> None:
+    # git merges these cleanly; an insertion beside a changed line does conflict.
+    apart = airspace(
+        agent("a", {"path": "src/x.py", "baseHunks": [[20, 0]]}),
+        agent("b", {"path": "src/x.py", "baseHunks": [[21, 0]]}),
+        agent("c", {"path": "src/x.py", "baseHunks": [[21, 1]]}),
+    )
+    result = radar(apart, engine)
+    assert pair_link(result, "a", "b")["channels"]["adjacency"] == 0.0
+    assert pair_link(result, "a", "c")["channels"]["adjacency"] == 1.0
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_overlap_floor_makes_any_shared_base_line_a_full_overlap(engine: str) -> None:
+    data = airspace(
+        agent("a", {"path": "src/x.py", "baseHunks": [[1, 100]]}),
+        agent("b", {"path": "src/x.py", "baseHunks": [[100, 100]]}),
+        overlapFloor=1.0,
+    )
+    assert channels(data, engine)["overlap"] == 1.0
+    data["options"].pop("overlapFloor")
+    assert channels(data, engine)["overlap"] == pytest.approx(1 / 199)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_insertions_at_the_same_point_overlap(engine: str) -> None:
     data = airspace(
         agent("a", {"path": "src/x.py", "baseHunks": [[20, 0]]}),
