@@ -77,7 +77,8 @@ class RepositoryAdmin(ReadOnlyAdmin):
 @admin.register(Agent)
 class AgentAdmin(ReadOnlyAdmin):
     list_display = ("agent_id", "repository", "label", "last_report_at")
-    list_filter = ("repository",)
+    # RelatedOnly: the filter lists only repositories in the scoped queryset, never every name.
+    list_filter = (("repository", admin.RelatedOnlyFieldListFilter),)
     search_fields = ("agent_id", "label")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Agent]:
@@ -87,7 +88,13 @@ class AgentAdmin(ReadOnlyAdmin):
 @admin.register(ProximityAdvisory)
 class ProximityAdvisoryAdmin(ReadOnlyAdmin):
     list_display = ("__str__", "repository", "band", "state", "risk", "trend", "conflict")
-    list_filter = ("band", "state", "trend", "conflict", "repository")
+    list_filter = (
+        "band",
+        "state",
+        "trend",
+        "conflict",
+        ("repository", admin.RelatedOnlyFieldListFilter),
+    )
     search_fields = ("agent_a__agent_id", "agent_b__agent_id")
     list_select_related = ("repository", "agent_a", "agent_b")
     actions = ("acknowledge",)
@@ -114,7 +121,7 @@ class ProximityAdvisoryAdmin(ReadOnlyAdmin):
 @admin.register(ProximityScan)
 class ProximityScanAdmin(ReadOnlyAdmin):
     list_display = ("repository", "status", "agent_count", "advisory_count", "finished_at")
-    list_filter = ("status", "profile", "repository")
+    list_filter = ("status", "profile", ("repository", admin.RelatedOnlyFieldListFilter))
     exclude = ("result",)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[ProximityScan]:
