@@ -41,6 +41,7 @@ def advisory_out(a: ProximityAdvisory) -> AdvisoryOut:
         band_label=a.get_band_display(),
         risk=a.risk,
         calibrated_probability=a.calibrated_probability,
+        calibration_label=a.calibration_label,
         channels=a.channels,
         conflict=a.conflict,
         escalated=a.escalated,

@@ -120,6 +120,7 @@ class AdvisoryOut(Out):
     band_label: str
     risk: float
     calibrated_probability: float | None
+    calibration_label: str
     channels: dict[str, float]
     conflict: bool
     escalated: bool

@@ -10,6 +10,7 @@ from django.utils import timezone
 from proximity.exceptions import NotFoundError
 from proximity.models import Agent, Principal, ProximityAdvisory, ProximityScan, WorkingSetSnapshot
 from proximity.selectors.access import can_see
+from proximity.services.calibration import calibrate
 from proximity.services.messages import messages_for_advisory
 
 __all__ = ["advisories_apply_scan", "advisory_acknowledge", "advisory_detail"]
@@ -45,9 +46,13 @@ def advisory_detail(a: WorkingSetSnapshot, b: WorkingSetSnapshot) -> dict[str, A
 
 def _fields(adv: dict[str, Any], agents: dict[str, Agent], scan: ProximityScan) -> dict[str, Any]:
     rate = adv.get("closureRate")
+    risk = min(1.0, max(0.0, float(adv["risk"])))
+    probability, label = calibrate(risk, profile=scan.profile, scorer_version=scan.scorer_version)
     return {
         "band": _BAND[adv["level"]],
-        "risk": min(1.0, max(0.0, float(adv["risk"]))),
+        "risk": risk,
+        "calibrated_probability": probability,
+        "calibration_label": label,
         "channels": adv.get("channels", {}),
         "conflict": bool(adv.get("conflict")),
         "escalated": bool(adv.get("escalated")),

@@ -9,7 +9,7 @@ from proximity.engine.airspace.model import Options
 
 __all__ = ["DEFAULT_PROFILE", "PROFILES", "SCORER_VERSION", "Profile", "Settings", "resolve"]
 
-SCORER_VERSION = "airspace-2026.11.2"
+SCORER_VERSION = "airspace-2026.11.3"
 """Bumped whenever any profile's numbers can change; travels with every result."""
 
 
@@ -24,6 +24,7 @@ class Profile:
     dependency_cap: int
     ta: float
     ra: float
+    overlap_floor: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +37,7 @@ class Settings:
     dependency_cap: int
     ta: float
     ra: float
+    overlap_floor: float | None = None
 
     def weight(self, channel: str) -> float:
         return self.weights[self.profile.channels.index(channel)]
@@ -54,18 +56,22 @@ PROFILES: Mapping[str, Profile] = {
     "radar-v1": Profile(
         name="radar-v1",
         channels=("conflict", "overlap", "adjacency", "dependency", "intent", "tree"),
+        # Chosen on the conflict backtest (docs/DECISIONS.md, "Recommended radar-v1 defaults"):
+        # any base-side intersection is a full overlap (git conflicts on one shared line), and
+        # imports and tree closeness add nothing measurable to textual-conflict prediction.
         weights={
             "conflict": 1.0,
             "overlap": 1.0,
-            "adjacency": 0.75,
-            "dependency": 0.6,
+            "adjacency": 0.5,
+            "dependency": 0.1,
             "intent": 0.5,
-            "tree": 0.25,
+            "tree": 0.1,
         },
         dep_decay=0.5,
         dependency_cap=2,
         ta=0.35,
         ra=0.7,
+        overlap_floor=1.0,
     ),
 }
 DEFAULT_PROFILE = "radar-v1"
@@ -90,4 +96,7 @@ def resolve(profile: Profile, options: Options) -> Settings:
         ),
         ta=thresholds["ta"],
         ra=thresholds["ra"],
+        overlap_floor=(
+            profile.overlap_floor if options.overlap_floor is None else options.overlap_floor
+        ),
     )

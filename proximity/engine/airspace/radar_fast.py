@@ -164,7 +164,7 @@ def score_radar_fast(airspace: Airspace, settings: Settings, now_ms: float) -> P
     """radar-v1 channels for every pair with a non-zero channel, ``i < j`` in input order."""
     arrays = radar_arrays(airspace, now_ms)
     n = len(airspace.agents)
-    overlap, adjacency = _overlap_adjacency(arrays, n, airspace.options.overlap_floor)
+    overlap, adjacency = _overlap_adjacency(arrays, n, settings.overlap_floor)
     matrices = (
         _conflicts(airspace),
         overlap,

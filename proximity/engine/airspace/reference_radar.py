@@ -148,7 +148,7 @@ def score_radar_reference(airspace: Airspace, settings: Settings, now_ms: float)
             conflict=hit,
             gamma=settings.dep_decay,
             cap=settings.dependency_cap,
-            overlap_floor=airspace.options.overlap_floor,
+            overlap_floor=settings.overlap_floor,
         )
     keep = values.any(axis=1)
     return PairTable(i[keep], j[keep], values[keep])

@@ -60,10 +60,9 @@ def test_overlap_floor_makes_any_shared_base_line_a_full_overlap(engine: str) ->
     data = airspace(
         agent("a", {"path": "src/x.py", "baseHunks": [[1, 100]]}),
         agent("b", {"path": "src/x.py", "baseHunks": [[100, 100]]}),
-        overlapFloor=1.0,
     )
-    assert channels(data, engine)["overlap"] == 1.0
-    data["options"].pop("overlapFloor")
+    assert channels(data, engine)["overlap"] == 1.0  # the default floor (backtest evidence)
+    data["options"]["overlapFloor"] = 0.0
     assert channels(data, engine)["overlap"] == pytest.approx(1 / 199)
 
 
@@ -114,10 +113,13 @@ def test_dependency_reaches_through_untouched_files_within_the_cap(engine: str) 
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_direct_import_alone_is_a_traffic_advisory_not_a_resolution(engine: str) -> None:
+def test_direct_import_alone_is_clear_by_default_and_never_a_resolution(engine: str) -> None:
+    """The backtest found imports add nothing to textual-conflict prediction (weight 0.1)."""
     data = airspace(
         agent("a", "app/a.py"), agent("b", "web/b.py"), graph={"app/a.py": ["web/b.py"]}
     )
+    assert pair_link(radar(data, engine), "a", "b")["level"] == "clear"
+    data["options"]["channelWeights"] = {"dependency": 0.6}
     assert pair_link(radar(data, engine), "a", "b")["level"] == "advisory"
 
 
@@ -179,8 +181,13 @@ def test_supplied_conflict_forces_a_resolution_marked_conflict(engine: str) -> N
 def test_rising_traffic_advisory_escalates_with_steer_and_hold(engine: str) -> None:
     base = (agent("a", "app/a.py"), agent("b", "web/b.py"))
     graph = {"app/a.py": ["web/b.py"]}
-    rising = airspace(*base, graph=graph, history={"a|b": [["2026-09-15T11:59:00Z", 0.1]]})
-    steady = airspace(*base, graph=graph, history={"b|a": [["2026-09-15T11:59:00Z", 0.6]]})
+    weights = {"dependency": 0.6}  # an import-driven Traffic Advisory, as a team might configure
+    rising = airspace(
+        *base, graph=graph, history={"a|b": [["2026-09-15T11:59:00Z", 0.1]]}, channelWeights=weights
+    )
+    steady = airspace(
+        *base, graph=graph, history={"b|a": [["2026-09-15T11:59:00Z", 0.6]]}, channelWeights=weights
+    )
     (up,) = radar(rising, engine)["advisories"]
     (flat,) = radar(steady, engine)["advisories"]
     assert (up["level"], up["escalated"], up["closureRate"] > 0) == ("resolution", True, True)

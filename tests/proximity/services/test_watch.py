@@ -70,3 +70,13 @@ def test_a_path_that_is_not_a_repository_is_reported_not_raised(tmp_path) -> Non
     outcome = repository_watch_tick(repository_id=repo.pk)
     assert outcome.agents == 0
     assert len(outcome.problems) == 1
+
+
+def test_advisories_carry_a_labelled_calibrated_probability(watched) -> None:
+    _, repo = watched
+    repository_watch_tick(repository_id=repo.pk)
+    scan_run(repository_id=repo.pk)
+    pair = ProximityAdvisory.objects.get(agent_a__agent_id="alpha", agent_b__agent_id="beta")
+    assert 0.0 <= pair.calibrated_probability <= 1.0
+    assert "locally selected" in pair.calibration_label
+    assert "pypa/pip" in pair.calibration_label
