@@ -39,8 +39,8 @@ QUEUES = ("default", "scans", "overlap")
 class Tally:
     report_s: list[float] = field(default_factory=list)
     read_s: list[float] = field(default_factory=list)
-    statuses: Counter = field(default_factory=Counter)
-    read_statuses: Counter = field(default_factory=Counter)
+    statuses: Counter[int] = field(default_factory=Counter)
+    read_statuses: Counter[int] = field(default_factory=Counter)
     queue: list[tuple[float, int]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -154,9 +154,10 @@ def _report_to_advisory(wait_s: float) -> tuple[list[float], int]:
     }
     scans = sorted(
         (finished.timestamp(), [snaps[i][:2] for i in ids if i in snaps])
-        for ids, finished in ProximityScan.objects.filter(status="done").values_list(
-            "snapshot_ids", "finished_at"
-        )
+        for ids, finished in ProximityScan.objects.filter(
+            status="done", finished_at__isnull=False
+        ).values_list("snapshot_ids", "finished_at")
+        if finished is not None
     )
     lat, uncovered = [], 0
     for agent, version, reported in snaps.values():

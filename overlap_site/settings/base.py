@@ -173,7 +173,7 @@ OVERLAP_PRUNE_BATCH_SIZE = env_int("OVERLAP_PRUNE_BATCH_SIZE", 500, minimum=1)
 
 # How often each worker looks for tasks a dead worker left unacknowledged (once older than the
 # visibility timeout they are redelivered). kombu's default works out at 100 s.
-CELERY_BROKER_TRANSPORT_OPTIONS["unacked_restore_interval"] = env_float(
-    "OVERLAP_UNACKED_RESTORE_SECONDS", 10.0, minimum=1.0
+CELERY_BROKER_TRANSPORT_OPTIONS["unacked_restore_interval"] = env_int(
+    "OVERLAP_UNACKED_RESTORE_SECONDS", 10, minimum=1
 )
 CELERY_BROKER_TRANSPORT_OPTIONS["unacked_restore_throttle"] = 1
