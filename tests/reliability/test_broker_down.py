@@ -3,20 +3,17 @@ request in the database outbox, and every one is scanned once the broker is back
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 import requests
 
 from proximity.models import ProximityScan, Repository, WorkingSetSnapshot
 from tests.factories import make_repository, working_set
 from tests.reliability.processes import (
-    ROOT,
     RedisServer,
     celery_worker_process,
     gunicorn_process,
     process_env,
+    run_sweep,
     wait_for,
 )
 
@@ -62,21 +59,7 @@ def test_reports_during_a_broker_outage_are_stored_and_all_scanned_after(lead, t
             broker.start()
             with celery_worker_process(env, tmp_path / "worker.log"):
                 # What beat runs every 30 s, run now: enqueue every request still outstanding.
-                sweep = (
-                    "import django; django.setup(); "
-                    "from proximity.services.scan_requests import scan_requests_sweep as s; "
-                    "print(s(older_than_seconds=0))"
-                )
-                swept = subprocess.run(  # fixed argument list, no shell
-                    [sys.executable, "-c", sweep],
-                    cwd=ROOT,
-                    env=env,
-                    capture_output=True,
-                    text=True,
-                    timeout=60,
-                    check=True,
-                )
-                assert int(swept.stdout.strip().splitlines()[-1]) >= 2
+                assert run_sweep(env) >= 2
                 assert wait_for(
                     lambda: not Repository.objects.filter(scan_requested_at__isnull=False).exists(),
                     timeout=60,
