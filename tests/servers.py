@@ -7,6 +7,7 @@ servers, started here from the installed binaries on free loopback ports and rem
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import pwd
 import shutil
@@ -63,8 +64,9 @@ def throwaway_postgres() -> Iterator[str]:
     if prefix:
         shutil.chown(root, user="postgres")
     data, port = root / "data", _free_port()
-    run = {"check": True, "stdout": subprocess.DEVNULL}
-    subprocess.run(
+    # cwd=root: the postgres user cannot enter the caller's folder (a root-only temp dir in CI).
+    run = functools.partial(subprocess.run, check=True, stdout=subprocess.DEVNULL, cwd=root)
+    run(
         [
             *prefix,
             str(bindir / "initdb"),
@@ -79,12 +81,11 @@ def throwaway_postgres() -> Iterator[str]:
             "--no-locale",
             "--no-sync",
         ],
-        **run,
     )
     options = (
         f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
     )
-    subprocess.run(
+    run(
         [
             *prefix,
             str(bindir / "pg_ctl"),
@@ -99,7 +100,6 @@ def throwaway_postgres() -> Iterator[str]:
             "60",
             "start",
         ],
-        **run,
     )
     try:
         yield f"postgres://postgres@127.0.0.1:{port}/postgres"
@@ -108,6 +108,7 @@ def throwaway_postgres() -> Iterator[str]:
             [*prefix, str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
             check=False,
             stdout=subprocess.DEVNULL,
+            cwd=root,
         )
         shutil.rmtree(root, ignore_errors=True)
 
