@@ -260,6 +260,15 @@ def measure_embedding(sample: int) -> Callable[[str], Any]:
         f"({sample} records in {bulk:.1f} s) -> 10,000 records ~ {10_000 / rate:.0f} s; "
         f"single query p50 {statistics.median(singles):.1f} ms, p95 {pct(singles, 95):.1f} ms"
     )
+    # The same bulk batch pinned to one torch thread: the baseline of embed_texts's bulk mode.
+    import torch
+
+    narrow, _ = timed(lambda: embedder._encode(texts))  # the one-thread baseline
+    print(
+        f"   bulk at one torch thread ({torch.get_num_threads()}): {sample / narrow:.0f} records/s"
+        f" -> 10,000 records ~ {10_000 * narrow / sample:.0f} s; bulk mode is "
+        f"{narrow / bulk:.2f}x faster"
+    )
     return lambda text: embedder.embed_texts([text])[0]
 
 
