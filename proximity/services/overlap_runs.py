@@ -33,6 +33,7 @@ from proximity.engine.overlap import (
 from proximity.engine.overlap import OverlapRun as EngineRun
 from proximity.engine.overlap import TaskRecord as EngineRecord
 from proximity.models import OverlapRun, Principal, TaskVersion
+from proximity.services.claims import claim_row
 from proximity.services.overlap_store import run_store
 from proximity.services.task_records import (
     engine_record,
@@ -77,20 +78,6 @@ def overlap_runs_sweep(*, older_than_seconds: float = 30.0) -> int:
     for version_id in ids:
         _enqueue(version_id)
     return len(ids)
-
-
-def _claim(run: OverlapRun, now: datetime) -> bool:
-    stale = now - timedelta(seconds=settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"])
-    rows = OverlapRun.objects.filter(pk=run.pk)
-    claimed = rows.filter(status=OverlapRun.Status.PENDING).update(
-        status=OverlapRun.Status.RUNNING, started_at=now
-    )
-    return bool(
-        claimed
-        or rows.filter(status=OverlapRun.Status.RUNNING, started_at__lt=stale).update(
-            started_at=now
-        )
-    )
 
 
 def _pool(query: TaskVersion, declarer: Principal) -> list[TaskVersion]:
@@ -165,7 +152,7 @@ def overlap_run_execute(*, version_id: int, policy_digest: str) -> OverlapRun | 
         policy_digest=policy_digest,
         defaults={"requested_at": now, "policy_version": ACTIVE_POLICY.version},
     )
-    if run.status == OverlapRun.Status.DONE or not _claim(run, now):
+    if run.status == OverlapRun.Status.DONE or not claim_row(OverlapRun, run.pk, now):
         return run
     result, pool_size = _run_engine(query, query.record.declared_by)
     with transaction.atomic():

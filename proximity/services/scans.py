@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -14,23 +13,12 @@ from proximity.engine.airspace import SCORER_VERSION, AirspaceInputError, scan
 from proximity.models import ProximityScan, Repository, RiskSample
 from proximity.selectors.airspace import AirspaceInputs, airspace_inputs, pair_key
 from proximity.services.advisories import advisories_apply_scan
+from proximity.services.claims import claim_row
 from proximity.services.scan_requests import scan_enqueue
 
 __all__ = ["scan_run"]
 
 log = logging.getLogger(__name__)
-
-
-def _claim(row: ProximityScan, now: datetime) -> bool:
-    # A RUNNING row older than the broker's visibility timeout belongs to a dead worker.
-    stale = now - timedelta(seconds=settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"])
-    claimable = ProximityScan.objects.filter(pk=row.pk, status=ProximityScan.Status.PENDING)
-    claimed = claimable.update(status=ProximityScan.Status.RUNNING, started_at=now)
-    if not claimed:
-        claimed = ProximityScan.objects.filter(
-            pk=row.pk, status=ProximityScan.Status.RUNNING, started_at__lt=stale
-        ).update(started_at=now)
-    return bool(claimed)
 
 
 def _scan_row(repo: Repository, inputs: AirspaceInputs, now: datetime) -> ProximityScan:
@@ -102,7 +90,7 @@ def scan_run(
         with transaction.atomic():
             _finish_request(repo, requested_at)
         return row
-    if not _claim(row, now):
+    if not claim_row(ProximityScan, row.pk, now):
         return None
     try:
         result = scan(inputs.airspace, profile=repo.profile)
