@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 
 from django.utils import timezone
 
+from proximity.engine.overlap import AccessLabels, Viewer, is_visible
 from proximity.models import ApiToken, Principal
 
 __all__ = ["can_see", "principal_for_token", "token_digest", "visible_scopes"]
@@ -34,10 +35,11 @@ def principal_for_token(raw: str) -> Principal | None:
 
 
 def can_see(principal: Principal | None, scope: str, disclosure: Iterable[str] = ()) -> bool:
-    """A record is visible when its scope is held and every disclosure label is cleared."""
+    """The project's one visibility rule (the engine's ``is_visible``), for stored rows."""
     if principal is None or not principal.is_active:
         return False
-    return scope in set(principal.scopes) and set(disclosure) <= set(principal.clearances)
+    viewer = Viewer(principal.name, frozenset(principal.scopes), frozenset(principal.clearances))
+    return is_visible(AccessLabels(scope or None, frozenset(disclosure)), viewer)
 
 
 def visible_scopes(principal: Principal | None) -> Sequence[str]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Max, OuterRef, Subquery
+from django.db.models import OuterRef, Subquery
 
 from proximity.models import (
     DependencyGraphSnapshot,
@@ -101,8 +101,3 @@ def latest_scan(repository: Repository) -> ProximityScan | None:
         .order_by("-finished_at", "-pk")
         .first()
     )
-
-
-def last_scan_times() -> dict[int, datetime]:
-    rows = ProximityScan.objects.values("repository_id").annotate(last=Max("finished_at"))
-    return {row["repository_id"]: row["last"] for row in rows}

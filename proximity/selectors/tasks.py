@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-from django.db.models import QuerySet
-
 from proximity.models import (
     CoverageOmission,
     OverlapAdvisory,
@@ -14,6 +12,7 @@ from proximity.models import (
     TaskVersion,
 )
 from proximity.selectors.access import can_see
+from proximity.selectors.adjudications import visible_overlap_advisories
 
 __all__ = [
     "advisory_is_current",
@@ -39,38 +38,26 @@ def overlap_advisory_list(
     principal: Principal | None, *, task_id: str | None = None
 ) -> list[OverlapAdvisory]:
     """Advisories whose BOTH versions the viewer may see; others do not exist for it."""
-    scopes = list(principal.scopes) if principal else []
-    rows: QuerySet[OverlapAdvisory] = OverlapAdvisory.objects.filter(
-        version_a__scope__in=scopes, version_b__scope__in=scopes
-    ).select_related("version_a__record", "version_b__record", "run")
+    rows = visible_overlap_advisories(principal).select_related("run")
     if task_id:
         rows = rows.filter(version_a__record__task_id=task_id) | rows.filter(
             version_b__record__task_id=task_id
         )
-    return [
-        a
-        for a in rows.order_by("-created_at", "pk")[:500]
-        if version_visible(principal, a.version_a) and version_visible(principal, a.version_b)
-    ]
+    return list(rows.order_by("-created_at", "pk")[:500])
 
 
 def overlap_advisory_get(principal: Principal | None, advisory_id: int) -> OverlapAdvisory | None:
-    row = (
-        OverlapAdvisory.objects.select_related("version_a__record", "version_b__record", "run")
-        .filter(pk=advisory_id)
-        .first()
+    return (
+        visible_overlap_advisories(principal).select_related("run").filter(pk=advisory_id).first()
     )
-    if row is None or not (
-        version_visible(principal, row.version_a) and version_visible(principal, row.version_b)
-    ):
-        return None
-    return row
 
 
 def advisory_is_current(advisory: OverlapAdvisory) -> bool:
-    """Both versions still current (requirement 30): a superseded side makes the advisory stale."""
-    ids = [advisory.version_a_id, advisory.version_b_id]
-    return TaskVersion.objects.filter(pk__in=ids, superseded_at__isnull=True).count() == 2
+    """Both versions still current (requirement 30): a superseded side makes the advisory stale.
+
+    Reads the versions loaded with the advisory (every selector here select_relates them).
+    """
+    return advisory.version_a.superseded_at is None and advisory.version_b.superseded_at is None
 
 
 def latest_run(principal: Principal | None, task_id: str) -> OverlapRun | None:

@@ -33,4 +33,5 @@ def test_openapi_docs_are_served(client: Client) -> None:
 def test_admin_login_page_is_served(client: Client) -> None:
     response = client.get("/admin/login/")
     assert response.status_code == 200
-    assert b"Overlap Radar" in response.content or b"Django" in response.content
+    assert b'name="username"' in response.content
+    assert b'name="password"' in response.content

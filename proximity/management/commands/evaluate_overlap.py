@@ -37,21 +37,13 @@ HOLDOUT_DATASETS = frozenset({"seamonkey"})
 
 
 def _ledger(dataset: str, policy: OverlapPolicy, who: str) -> str:
-    """Log a holdout evaluation: the service hook when it exists, else the JSONL ledger adapter.
-
-    Both write the same ledger the evaluation helper replays (fresh / inspected / consumed).
-    """
-    try:
-        from proximity.services.holdout import record_holdout_evaluation
-    except ImportError:
-        path = Path(settings.OVERLAP_HOLDOUT_LEDGER)
-        ledger.record_holdout_evaluation(dataset, policy.digest, who, path=path)
-        status = ledger.ledger_status(dataset, path=path)
-        return f"holdout run logged to {path}: {status.state}, can back claims: " + (
-            "yes" if status.can_back_claims else "no (consumed)"
-        )
-    record_holdout_evaluation(dataset=dataset, policy_digest=policy.digest, who=who)
-    return "holdout run logged in the holdout ledger"
+    """Log a holdout evaluation in the append-only ledger the evaluation engine replays."""
+    path = Path(settings.OVERLAP_HOLDOUT_LEDGER)
+    ledger.record_holdout_evaluation(dataset, policy.digest, who, path=path)
+    status = ledger.ledger_status(dataset, path=path)
+    return f"holdout run logged to {path}: {status.state}, can back claims: " + (
+        "yes" if status.can_back_claims else "no (consumed)"
+    )
 
 
 class Command(BaseCommand):
