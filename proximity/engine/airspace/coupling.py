@@ -1,9 +1,9 @@
-"""Dependency coupling at scale: capped BFS from every touched file at once (fixes W7).
+"""Dependency coupling at scale: every touched file's capped distances at once (fixes W7).
 
-Instead of two BFS runs per file pair per agent pair, one frontier expansion per hop (a sparse
-matrix product) finds, for every touched file, the touched files within the cap. Agent pairs
-then come from an inverted index file -> agents, so cost follows the number of coupled file
-pairs times their holders, not N^2 F^2.
+Instead of two BFS runs per file pair per agent pair, small balls around every touched file
+joined by one sparse product find, for every touched file, the touched files within the cap.
+Agent pairs then come through an inverted index file -> agents and each agent's field on the
+touched files, so cost follows the coupled file pairs times the holders of one side, not N^2 F^2.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ import threading
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from itertools import pairwise
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy.sparse import csr_matrix
 
-from proximity.engine.airspace.crossing import ragged_cross, ragged_range
+from proximity.engine.airspace.crossing import ragged_range
 from proximity.engine.airspace.layout import Universe
 
 __all__ = [
@@ -27,7 +27,6 @@ __all__ = [
     "FileHolders",
     "compiled_graph",
     "coupled_files",
-    "coupled_files_meeting",
     "dependency_matrix",
     "node_ids",
     "release_scratch",
@@ -35,17 +34,21 @@ __all__ = [
 
 Ints = NDArray[np.int64]
 _CHUNK_ROWS = 512
-_CHUNK_CONTRIBUTIONS = 4_000_000
-MEETING_LIMIT = 2000
-"""Up to this many touched files, coupled pairs are found by meeting in the middle."""
+_CHUNK_CONTRIBUTIONS = 1 << 19
+_BLOCK_CELLS = 1 << 23
+_EXPONENT_BUDGET = 1000
+"""Bits of binary exponent the distance encoding may use (doubles stay normal to 2**-1022)."""
+_EMPTY = np.zeros(0, dtype=np.int64)
 
 
 class CoupledFiles(NamedTuple):
-    """Touched file pairs ``(f, g)``, ``f != g``, at hop distance ``d`` (both orders listed)."""
+    """Touched file pairs ``(f, g)``, ``f != g``, at hop distance ``d``, grouped by ``f`` (CSR):
+    the files coupled to ``f`` are ``g[ptr[f]:ptr[f + 1]]``. Narrow integer types where the
+    values allow: there may be tens of millions of pairs."""
 
-    f: Ints
-    g: Ints
-    d: Ints
+    ptr: Ints
+    g: NDArray[np.integer[Any]]
+    d: NDArray[np.integer[Any]]
 
 
 class FileHolders(NamedTuple):
@@ -190,13 +193,58 @@ def _levels(
 
 
 def coupled_files(
+    forward: csr_matrix,
+    backward: csr_matrix,
+    node_of: Ints,
+    *,
+    cap: int,
+    upper_only: bool = False,
+) -> CoupledFiles:
+    """Hop distance along ``forward`` from each touched file to each touched file within ``cap``.
+
+    ``node_of[k]`` is the graph node of touched file ``k`` (-1 when the graph does not know it);
+    ``backward`` is ``forward`` transposed. ``upper_only`` keeps ``f < g`` only, for a symmetric
+    graph where the rest is redundant.
+
+    Meeting in the middle, joined by one sparse product: a shortest path of length ``d <= cap``
+    has a node ``ceil(d/2)`` hops from its start, so balls of radius ``ceil(cap/2)`` forward from
+    every touched file and ``floor(cap/2)`` backward, joined on the shared node, find every pair.
+    Each ball entry carries ``2**(-B * hops)``; the product sums ``2**(-B * (d1 + d2))`` over the
+    shared nodes, and with ``2**B`` above any count of shared nodes the sum's binary exponent
+    gives the smallest ``d1 + d2``, which is the distance. Each ball holds about
+    ``degree**(cap/2)`` nodes instead of ``degree**cap``, and the product dedupes the pairs.
+    """
+    present = np.flatnonzero(node_of >= 0)
+    n_files, n_nodes = len(node_of), forward.shape[0]
+    bits = (n_nodes + 1).bit_length() + 1
+    if cap < 1 or len(present) == 0:
+        return CoupledFiles(np.zeros(n_files + 1, dtype=np.int64), _EMPTY, _EMPTY)
+    if bits * cap > _EXPONENT_BUDGET:
+        return _coupled_by_bfs(forward, node_of, cap=cap, upper_only=upper_only)
+    balls = []
+    for matrix, radius in ((forward, (cap + 1) // 2), (backward, cap // 2)):
+        row, node, hops = _ball(matrix, node_of[present], radius)
+        values = np.ldexp(1.0, -bits * hops)
+        balls.append(csr_matrix((values, (present[row], node)), shape=(n_files, n_nodes)))
+    product = (balls[0] @ balls[1].T).tocsr()
+    # The distance from the binary exponent, read straight from the bits through a table over
+    # every biased exponent (the sums are positive normal doubles).
+    biased = np.arange(2048, dtype=np.int64)
+    table = (-((biased - 1023) // bits)).astype(np.int16)
+    distance = table[product.data.view(np.int64) >> 52]
+    keep = distance > 0  # only a file and itself meet at distance 0
+    if upper_only:
+        row = np.repeat(np.arange(n_files, dtype=product.indices.dtype), np.diff(product.indptr))
+        keep &= product.indices > row
+    dropped = np.flatnonzero(~keep)
+    ptr = product.indptr - np.searchsorted(dropped, product.indptr)
+    return CoupledFiles(ptr.astype(np.int64), product.indices[keep], distance[keep])
+
+
+def _coupled_by_bfs(
     matrix: csr_matrix, node_of: Ints, *, cap: int, upper_only: bool = False
 ) -> CoupledFiles:
-    """Hop distance along ``matrix`` from each touched file to each touched file within ``cap``.
-
-    ``node_of[k]`` is the graph node of touched file ``k`` (-1 when the graph does not know it).
-    ``upper_only`` keeps ``f < g`` only, for a symmetric matrix where the rest is redundant.
-    """
+    """The same pairs by a capped BFS from every touched file, for caps too long to encode."""
     present = np.flatnonzero(node_of >= 0)
     column_of = np.full(matrix.shape[0], -1, dtype=np.int64)
     column_of[node_of[present]] = present
@@ -207,8 +255,10 @@ def coupled_files(
         for level in _levels(matrix, node_of[chunk], column_of, cap, scratch):
             level[0] = chunk[level[0]]
             parts.append(level[:, level[0] < level[1]] if upper_only else level)
-    table = np.concatenate(parts, axis=1)
-    return CoupledFiles(table[0], table[1], table[2])
+    f, g, d = np.concatenate(parts, axis=1)
+    order = np.argsort(f, kind="stable")
+    ptr = np.searchsorted(f[order], np.arange(len(node_of) + 1)).astype(np.int64)
+    return CoupledFiles(ptr, g[order], d[order])
 
 
 def _ball(matrix: csr_matrix, nodes: Ints, radius: int) -> tuple[Ints, Ints, Ints]:
@@ -229,71 +279,90 @@ def _ball(matrix: csr_matrix, nodes: Ints, radius: int) -> tuple[Ints, Ints, Int
     )
 
 
-def coupled_files_meeting(
-    forward: csr_matrix, backward: csr_matrix, node_of: Ints, *, cap: int, upper_only: bool = False
-) -> CoupledFiles:
-    """Same pairs as :func:`coupled_files` (possibly repeated, never closer than the truth),
-    found by meeting in the middle: balls of radius ceil(cap/2) forward from every touched
-    file and floor(cap/2) backward from every touched file, joined on the shared node.
-
-    A shortest path of length d <= cap has a node at ceil(d/2) hops from its start, so the
-    smallest ``d1 + d2`` over the shared nodes is the distance; larger sums only repeat a pair
-    at a weaker coupling, which the max in :func:`dependency_matrix` ignores. Cheap when few
-    files are touched: each ball holds about degree**(cap/2) nodes instead of degree**cap.
-    """
-    present = np.flatnonzero(node_of >= 0)
-    out_row, out_node, out_hops = _ball(forward, node_of[present], (cap + 1) // 2)
-    in_row, in_node, in_hops = _ball(backward, node_of[present], cap // 2)
-    n = forward.shape[0]
-    out_order, in_order = np.argsort(out_node, kind="stable"), np.argsort(in_node, kind="stable")
-    out_ptr = np.searchsorted(out_node[out_order], np.arange(n + 1))
-    in_ptr = np.searchsorted(in_node[in_order], np.arange(n + 1))
-    group, k_out, k_in = ragged_cross(np.diff(out_ptr), np.diff(in_ptr))
-    left = out_order[out_ptr[group] + k_out]
-    right = in_order[in_ptr[group] + k_in]
-    f, g = present[out_row[left]], present[in_row[right]]
-    d = out_hops[left] + in_hops[right]
-    keep = (f != g) & (d >= 1) & (d <= cap)
-    if upper_only:
-        keep &= f < g
-    return CoupledFiles(f[keep], g[keep], d[keep])
-
-
 def dependency_matrix(
     coupled: CoupledFiles, holders: FileHolders, n_agents: int, *, gamma: float
 ) -> NDArray[np.float64]:
     """``R[a, b] = max w_f * w_g * gamma**(d - 1)`` over coupled files ``f`` of a, ``g`` of b.
 
-    Symmetric: each coupled pair is expanded in one orientation and the matrix is then
-    folded with its transpose, so ``coupled`` may list a pair once or in both orders.
+    Symmetric: pairs are expanded as listed and the matrix is folded with its transpose, so
+    ``coupled`` may list a pair once or in both orders.
+
+    Two steps through the agents' field on the touched files, instead of expanding every coupled
+    file pair into every pair of holders: ``U[f, a] = max w_g * gamma**(d - 1)`` over the files
+    ``g`` of ``a`` coupled to ``f`` (one holder list per coupled pair), then
+    ``R[b, a] = max w_f * U[f, a]`` over the files ``f`` of ``b`` (dense rows of ``U``). Cost
+    follows coupled pairs times the holders of one side, plus holdings times agents. ``U`` is
+    built a block of rows at a time, so memory stays bounded whatever the airspace.
     """
     out = np.zeros((n_agents, n_agents))
-    count = np.diff(holders.ptr)
-    size = count[coupled.f] * count[coupled.g]
-    coupling = gamma ** (coupled.d.astype(np.float64) - 1.0)
-    if not size.sum():
+    n_files = len(coupled.ptr) - 1
+    if len(coupled.g) == 0 or n_agents == 0:
         return out
-    cuts = np.searchsorted(np.cumsum(size), np.arange(0, size.sum(), _CHUNK_CONTRIBUTIONS))
-    bounds = [*cuts.tolist(), len(size)]
-    for lo, hi in pairwise(bounds):
-        _expand(coupled, holders, coupling, slice(int(lo), int(hi)), out)
+    coupling = gamma ** (np.arange(int(coupled.d.max()) + 1, dtype=np.float64) - 1.0)
+    expanded = np.zeros(len(coupled.g) + 1, dtype=np.int64)
+    np.cumsum(np.diff(holders.ptr)[coupled.g], out=expanded[1:])
+    before = expanded[coupled.ptr]  # holder entries expanded before each file's coupled list
+    block = max(1, _BLOCK_CELLS // n_agents)
+    for lo in range(0, n_files, block):
+        hi = min(n_files, lo + block)
+        if coupled.ptr[lo] == coupled.ptr[hi]:
+            continue
+        field = np.zeros((hi - lo, n_agents))
+        marks = np.arange(before[lo], before[hi], _CHUNK_CONTRIBUTIONS)
+        cuts = np.searchsorted(before, marks, side="right") - 1
+        for first, last in pairwise(np.unique(np.r_[np.clip(cuts, lo, hi), hi]).tolist()):
+            _field(coupled, holders, coupling, (lo, first, last), field)
+        _fold(field, holders, lo, out)
     folded: NDArray[np.float64] = np.maximum(out, out.T)
     return folded
 
 
-def _expand(
+def _field(
     coupled: CoupledFiles,
     holders: FileHolders,
     coupling: NDArray[np.float64],
-    part: slice,
-    out: NDArray[np.float64],
+    rows: tuple[int, int, int],
+    field: NDArray[np.float64],
 ) -> None:
-    f, g = coupled.f[part], coupled.g[part]
-    count = np.diff(holders.ptr)
-    pair, kf, kg = ragged_cross(count[f], count[g])
-    ia, ib = holders.ptr[f][pair] + kf, holders.ptr[g][pair] + kg
-    values = holders.weight[ia] * holders.weight[ib] * coupling[part][pair]
-    np.maximum.at(out.reshape(-1), holders.agent[ia] * out.shape[0] + holders.agent[ib], values)
+    """``field[f - base]`` = ``U[f]`` for the files ``f`` in ``first:last``.
+
+    Keys arrive grouped by file, so the scattered maximum stays within a few rows (cache-warm).
+    """
+    base, first, last = rows
+    start, stop = int(coupled.ptr[first]), int(coupled.ptr[last])
+    g = coupled.g[start:stop]
+    item, k = ragged_range(np.diff(holders.ptr)[g])
+    entry = holders.ptr[g][item] + k
+    row = np.repeat(np.arange(first - base, last - base), np.diff(coupled.ptr[first : last + 1]))
+    keys = (row * field.shape[1])[item] + holders.agent[entry]
+    values = holders.weight[entry] * coupling[coupled.d[start:stop]][item]
+    np.maximum.at(field.reshape(-1), keys, values)
+
+
+def _fold(
+    field: NDArray[np.float64], holders: FileHolders, base: int, out: NDArray[np.float64]
+) -> None:
+    """``out[b] = max(out[b], w_f * field[f - base])`` for every holding ``(b, f)`` of the block.
+
+    Holdings are taken in agent order and a bounded number of cells at a time, each agent's rows
+    reduced at once, so no agent row of ``out`` is read twice per piece.
+    """
+    lo, hi = holders.ptr[base], holders.ptr[base + len(field)]
+    agent = holders.agent[lo:hi]
+    order = np.argsort(agent, kind="stable")
+    agent, weight = agent[order], holders.weight[lo:hi][order]
+    held = np.diff(holders.ptr[base : base + len(field) + 1])
+    row = np.repeat(np.arange(len(field)), held)[order]
+    starts = np.flatnonzero(np.r_[True, agent[1:] != agent[:-1]])
+    step = max(1, _CHUNK_CONTRIBUTIONS // field.shape[1])
+    cuts = np.unique(np.r_[np.searchsorted(starts, np.arange(0, len(agent), step)), len(starts)])
+    edges = np.r_[starts, len(agent)]
+    for first, last in pairwise(cuts.tolist()):
+        a, b = int(edges[first]), int(edges[last])
+        cells = field[row[a:b]] * weight[a:b, None]
+        best = np.maximum.reduceat(cells, starts[first:last] - a, axis=0)
+        who = agent[starts[first:last]]
+        out[who] = np.maximum(out[who], best)
 
 
 def node_ids(graph: CompiledGraph, paths: Sequence[str]) -> Ints:

@@ -1,10 +1,11 @@
 """ecc-v0, vectorised: the same numbers as :mod:`.reference_ecc` for a whole airspace at once.
 
 Overlap runs over the inverted index path -> entries (only agents sharing a file are paired);
-dependency over coupled file pairs found by one capped frontier expansion per direction (the
-reference's min of two directed distances); tree over the path-prefix trie. Every value is
-computed with the reference's floating-point operations, so results agree to the last bit
-except for non-power-of-two ``depDecay`` (within 1e-12).
+dependency over coupled file pairs found by meeting in the middle, in one direction (the
+reference's min of two directed distances comes from symmetrising); tree over the path-prefix
+trie. Every value is computed with the reference's floating-point operations, in another order
+where it saves work, so results agree to the last bit except for non-power-of-two ``depDecay``
+(within 1e-12).
 """
 
 from __future__ import annotations
@@ -13,12 +14,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from proximity.engine.airspace.coupling import (
-    MEETING_LIMIT,
     CoupledFiles,
     FileHolders,
     compiled_graph,
     coupled_files,
-    coupled_files_meeting,
     dependency_matrix,
     node_ids,
 )
@@ -114,13 +113,10 @@ def _write(
 
 
 def _coupled(airspace: Airspace, paths: list[str], cap: int) -> CoupledFiles:
-    # One direction suffices: the backward pass would list exactly the transposed pairs, and
+    # One direction suffices: the other lists exactly the transposed pairs, and
     # dependency_matrix symmetrises, which takes the smaller of the two directed distances.
     graph = compiled_graph(airspace.adjacency)
-    nodes = node_ids(graph, paths)
-    if len(paths) <= MEETING_LIMIT:
-        return coupled_files_meeting(graph.forward, graph.backward, nodes, cap=cap)
-    return coupled_files(graph.forward, nodes, cap=cap)
+    return coupled_files(graph.forward, graph.backward, node_ids(graph, paths), cap=cap)
 
 
 def score_ecc_fast(airspace: Airspace, settings: Settings) -> PairTable:

@@ -11,10 +11,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from proximity.engine.airspace.coupling import (
-    MEETING_LIMIT,
     compiled_graph,
     coupled_files,
-    coupled_files_meeting,
     dependency_matrix,
     node_ids,
 )
@@ -104,10 +102,7 @@ def _dependency(airspace: Airspace, arrays: RadarArrays, n: int, settings: Setti
     graph = compiled_graph(airspace.adjacency)
     nodes = node_ids(graph, arrays.paths)
     cap, both = settings.dependency_cap, graph.undirected
-    if len(arrays.paths) <= MEETING_LIMIT:
-        coupled = coupled_files_meeting(both, both, nodes, cap=cap, upper_only=True)
-    else:
-        coupled = coupled_files(both, nodes, cap=cap, upper_only=True)
+    coupled = coupled_files(both, both, nodes, cap=cap, upper_only=True)
     return dependency_matrix(coupled, arrays.holders, n, gamma=settings.dep_decay)
 
 
