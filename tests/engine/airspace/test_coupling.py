@@ -112,7 +112,7 @@ def _plain_dependency(
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_dependency_matrix_matches_the_plain_maximum_in_small_blocks(
+def test_both_dependency_evaluations_match_the_plain_maximum(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rng = random.Random(seed)
@@ -136,11 +136,22 @@ def test_dependency_matrix_matches_the_plain_maximum_in_small_blocks(
     graph = CompiledGraph(adjacency)
     found = coupled_files(graph.forward, graph.backward, node_ids(graph, touched), cap=4)
     expected = _plain_dependency(_closest(found), held, n_agents, 0.3)
-    whole = dependency_matrix(found, holders, n_agents, gamma=0.3)
-    # Tiny blocks and chunks exercise every boundary of the blocked evaluation.
+    chosen = dependency_matrix(found, holders, n_agents, gamma=0.3)
+    count = np.diff(holders.ptr)
+    one_side = count[found.g]
+    both_sides = np.repeat(count, np.diff(found.ptr)) * one_side
+    table = 0.3 ** (np.arange(int(found.d.max()) + 1) - 1.0)
+    strategies = {}
+    # Tiny blocks and chunks exercise every boundary of the blocked evaluations.
     monkeypatch.setattr(coupling, "_BLOCK_CELLS", 3 * n_agents)
     monkeypatch.setattr(coupling, "_CHUNK_CONTRIBUTIONS", 7)
-    blocked = dependency_matrix(found, holders, n_agents, gamma=0.3)
-    assert np.allclose(whole, expected, rtol=0, atol=1e-12)
-    assert np.array_equal(whole, blocked)
-    assert whole.any()
+    for name, run in (
+        ("pairwise", lambda out: coupling._pairwise(found, holders, table, both_sides, out)),
+        ("field", lambda out: coupling._through_field(found, holders, table, one_side, out)),
+    ):
+        out = np.zeros((n_agents, n_agents))
+        run(out)
+        strategies[name] = np.maximum(out, out.T)
+    assert chosen.any()
+    for result in (chosen, *strategies.values()):
+        assert np.allclose(result, expected, rtol=0, atol=1e-12)
