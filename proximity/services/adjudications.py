@@ -18,6 +18,7 @@ __all__ = [
     "ADJUDICATOR_PERMISSIONS",
     "adjudication_record",
     "adjudicators_group_setup",
+    "validated_label",
 ]
 
 ADJUDICATORS_GROUP = "adjudicators"
@@ -42,7 +43,10 @@ def adjudicators_group_setup() -> Group:
     return group
 
 
-def _validated(label: str, rationale: str, fields_shown: Sequence[str]) -> tuple[str, list[str]]:
+def validated_label(
+    label: str, rationale: str, fields_shown: Sequence[str]
+) -> tuple[str, list[str]]:
+    """The rationale trimmed and the fields shown, or an error naming the field at fault."""
     if label not in Adjudication.Label.values:
         raise InvalidInputError(
             f"label must be one of {', '.join(Adjudication.Label.values)}", field="label"
@@ -71,7 +75,7 @@ def adjudication_record(
     A pair where either version was superseded is stale: it can only be labelled
     ``insufficient_evidence`` until it is reconciled (TASK-OVERLAP-REQUIREMENTS 53-54).
     """
-    text, shown = _validated(label, rationale, fields_shown)
+    text, shown = validated_label(label, rationale, fields_shown)
     principal = principal_for_user(reviewer)
     with transaction.atomic():
         # Lock both versions so a new version cannot supersede them between check and insert.
