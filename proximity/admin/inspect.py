@@ -12,6 +12,7 @@ from proximity.exceptions import NotFoundError
 from proximity.models import (
     Adjudication,
     Agent,
+    HoldoutEvaluation,
     OverlapRun,
     Principal,
     ProximityAdvisory,
@@ -168,3 +169,12 @@ class AdjudicationAdmin(ReadOnlyAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Adjudication]:
         visible = visible_overlap_advisories(principal_for_user(request.user))
         return super().get_queryset(request).filter(advisory__in=visible)
+
+
+@admin.register(HoldoutEvaluation)
+class HoldoutEvaluationAdmin(ReadOnlyAdmin):
+    """The holdout ledger, to read: who evaluated which holdout under which frozen policy."""
+
+    list_display = ("dataset", "policy_digest", "who", "at")
+    list_filter = ("dataset",)
+    search_fields = ("dataset", "policy_digest", "who")

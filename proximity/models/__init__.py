@@ -2,7 +2,7 @@
 
 Three groups: who may see what (principals, tokens), code-space proximity (repositories, agents,
 working-set snapshots, graphs, scans, advisories, messages, trails) and task overlap (records,
-versions, runs, advisories, unknowns, omissions, repairs, adjudications).
+versions, runs, advisories, unknowns, omissions, repairs, adjudications), plus the holdout ledger.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from proximity.models.airspace import (
     TriggerMessage,
     WorkingSetSnapshot,
 )
+from proximity.models.evaluation import HoldoutEvaluation
 from proximity.models.overlap import (
     Adjudication,
     CoverageOmission,
@@ -37,6 +38,7 @@ __all__ = [
     "ApiToken",
     "CoverageOmission",
     "DependencyGraphSnapshot",
+    "HoldoutEvaluation",
     "OverlapAdvisory",
     "OverlapRun",
     "Principal",

@@ -24,7 +24,7 @@ from proximity.engine.overlap.retrieval_eval import (
     evaluate_retrieval,
     tune_on_development,
 )
-from proximity.sources import ledger
+from proximity.services.holdouts import holdout_evaluation_record
 from proximity.sources.embedding import (
     EmbeddingUnavailableError,
     SentenceEmbedder,
@@ -37,11 +37,9 @@ HOLDOUT_DATASETS = frozenset({"seamonkey"})
 
 
 def _ledger(dataset: str, policy: OverlapPolicy, who: str) -> str:
-    """Log a holdout evaluation in the append-only ledger the evaluation engine replays."""
-    path = Path(settings.OVERLAP_HOLDOUT_LEDGER)
-    ledger.record_holdout_evaluation(dataset, policy.digest, who, path=path)
-    status = ledger.ledger_status(dataset, path=path)
-    return f"holdout run logged to {path}: {status.state}, can back claims: " + (
+    """Log a holdout evaluation in the ledger the evaluation engine replays."""
+    status = holdout_evaluation_record(dataset, policy.digest, who)
+    return f"holdout run logged: {status.state}, can back claims: " + (
         "yes" if status.can_back_claims else "no (consumed)"
     )
 

@@ -7,10 +7,9 @@ import json
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.test import override_settings
 
 from proximity.engine.overlap import SHIPPED_POLICY
-from proximity.sources.ledger import read_ledger
+from proximity.services.holdouts import holdout_ledger
 
 REPORTS = """Summary,Issue id,Status,Priority,Resolution,Created,Resolved,Description
 NameNode disk quota exceeded,101,Resolved,Major,Fixed,30/Sep/21 17:20,,quota on namenode
@@ -58,17 +57,16 @@ def test_holdout_folder_is_refused_without_the_flag_and_never_tuned(tmp_path):
         evaluate("--gitbugs", str(folder), "--holdout", "--tune")
 
 
+@pytest.mark.django_db
 def test_holdout_evaluation_is_logged_in_the_ledger(tmp_path):
     """Requirement 69: every holdout evaluation is written to the holdout ledger."""
     folder = gitbugs(tmp_path / "seamonkey")
-    ledger = tmp_path / "ledger.jsonl"
-    with override_settings(OVERLAP_HOLDOUT_LEDGER=ledger):
-        out, err = evaluate(
-            "--gitbugs", str(folder), "--holdout", "--json", "--cache-dir", str(tmp_path / "c")
-        )
-    (entry,) = read_ledger(path=ledger)
+    out, err = evaluate(
+        "--gitbugs", str(folder), "--holdout", "--json", "--cache-dir", str(tmp_path / "c")
+    )
+    (entry,) = holdout_ledger("seamonkey")
     assert (entry.dataset, entry.policy_digest) == ("seamonkey", SHIPPED_POLICY.digest)
-    assert "logged" in err
+    assert "logged: inspected" in err
     assert json.loads(out)["dataset"] == "seamonkey"
 
 
