@@ -35,6 +35,18 @@ _STATUSES = frozenset("AMDRCT")
 def _pairs(value: Any, field: str, *, hunks: bool) -> tuple[Range, ...]:
     if not isinstance(value, list):
         raise AirspaceInputError(field, "must be a list of [a, b] pairs")
+    # Fast path for well-formed input (thousands of files per scan); on the first doubtful item
+    # the checked loop below takes over and names the fault.
+    fast: list[Range] = []
+    for item in value:
+        if type(item) is not list or len(item) != 2:
+            break
+        a, b = item
+        if type(a) is not int or type(b) is not int or a < 0 or b < 0 or (a > b and not hunks):
+            break
+        fast.append((a, b))
+    else:
+        return tuple(fast)
     out: list[Range] = []
     for k, item in enumerate(value):
         where = f"{field}[{k}]"
