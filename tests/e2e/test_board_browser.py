@@ -43,7 +43,7 @@ def _open_board(page, server):
 
 def test_board_renders_scene_and_kanban_and_acknowledges(board_server, demo, page):
     _open_board(page, board_server)
-    expected = len(airspace_figure(board_scene(demo, DEMO_REPOSITORY)).data)
+    expected = len(airspace_figure(board_scene(demo, DEMO_REPOSITORY))["data"])
     traces = page.evaluate("() => document.querySelector('#airspace .js-plotly-plot').data.length")
     assert traces == expected
     has_gl = page.evaluate(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import plotly.graph_objects as go
 import pytest
 
 from proximity.dashboard.figures import (
@@ -32,20 +33,35 @@ def _scene(coverage: Coverage | None = None) -> Scene:
 
 
 def _names(fig) -> list[str]:
-    return [t.name for t in fig.data]
+    return [t["name"] for t in fig["data"]]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"bands": ("clear", "traffic", "resolution", "conflict")},
+        {"agent": "c"},
+        {"selected": "a"},
+    ],
+)
+def test_the_figure_is_valid_plotly(kwargs):
+    # The builder writes plain dicts; Plotly's own validators check every property name and value.
+    fig = go.Figure(airspace_figure(_scene(Coverage("stale", "old")), **kwargs))
+    assert len(fig.data) >= 2
 
 
 def test_clear_links_are_hidden_by_default():
     fig = airspace_figure(_scene())
     assert not any("Clear" in n for n in _names(fig))
     # files, agents, then per band: one line trace per width bucket plus one hover trace.
-    assert len(fig.data) == 2 + (1 + 1) * 3
+    assert len(fig["data"]) == 2 + (1 + 1) * 3
 
 
 def test_asking_for_clear_adds_its_traces():
     fig = airspace_figure(_scene(), bands=("clear", "traffic", "resolution", "conflict"))
     assert "Clear (risk ≥ 0.0)" in _names(fig)
-    assert len(fig.data) == 2 + 2 * 4
+    assert len(fig["data"]) == 2 + 2 * 4
 
 
 @pytest.mark.parametrize(
@@ -53,8 +69,8 @@ def test_asking_for_clear_adds_its_traces():
 )
 def test_each_band_is_drawn_in_its_colour(band, colour):
     fig = airspace_figure(_scene(), bands=(band,))
-    lines = [t for t in fig.data if t.mode == "lines"]
-    assert [t.line.color for t in lines] == [colour]
+    lines = [t for t in fig["data"] if t["mode"] == "lines"]
+    assert [t["line"]["color"] for t in lines] == [colour]
     assert BAND_COLOURS[band] == colour
 
 
@@ -78,18 +94,19 @@ def test_hover_names_both_agents_channels_and_right_of_way():
 
 def test_agent_filter_keeps_only_its_links():
     fig = airspace_figure(_scene(), agent="c")
-    hovers = [h for t in fig.data if t.name.endswith("details") for h in t.hovertext]
+    hovers = [h for t in fig["data"] if t["name"].endswith("details") for h in t["hovertext"]]
     assert len(hovers) == 2
     assert all("c" in h.split("<br>")[0] for h in hovers)
 
 
 def test_selecting_an_agent_highlights_exactly_its_files():
     fig = airspace_figure(_scene(), selected="a")
-    highlight = fig.data[-1]
-    assert highlight.name == "files of a"
-    assert list(highlight.hovertext) == ["src/x.py", "src/y.py"]
-    agents = fig.data[1]
-    assert list(agents.marker.size) == [14, 9, 9, 9]
+    highlight = fig["data"][-1]
+    assert highlight["name"] == "files of a"
+    assert highlight["hovertext"] == ["src/x.py", "src/y.py"]
+    agents = fig["data"][1]
+    assert agents["marker"]["size"] == [14, 9, 9, 9]
+    assert "<b>a</b>" in [n["text"] for n in fig["layout"]["scene"]["annotations"]]
 
 
 def test_files_are_coloured_by_folder():
@@ -97,19 +114,19 @@ def test_files_are_coloured_by_folder():
     colours = folder_colours(scene.files)
     assert colours["src"] != colours["web"]
     fig = airspace_figure(scene)
-    assert list(fig.data[0].marker.color) == [colours["src"], colours["src"], colours["web"]]
+    assert fig["data"][0]["marker"]["color"] == [colours["src"], colours["src"], colours["web"]]
 
 
 def test_uirevision_keeps_the_camera_per_repository():
-    assert airspace_figure(_scene()).layout.uirevision == "web"
-    assert airspace_figure(_scene(), uirevision="x").layout.uirevision == "x"
+    assert airspace_figure(_scene())["layout"]["uirevision"] == "web"
+    assert airspace_figure(_scene(), uirevision="x")["layout"]["uirevision"] == "x"
 
 
 def test_unknown_coverage_is_announced_never_drawn_as_clear():
     fig = airspace_figure(_scene(Coverage("unknown", "no completed scan yet")))
-    [note] = fig.layout.annotations
-    assert note.text.startswith("Coverage UNKNOWN")
-    assert not any(t.name.startswith("Clear") for t in fig.data)
+    [note] = fig["layout"]["annotations"]
+    assert note["text"].startswith("Coverage UNKNOWN")
+    assert not any(n.startswith("Clear") for n in _names(fig))
 
 
 def test_only_the_riskiest_pairs_agents_are_labelled_in_a_crowd():
@@ -118,7 +135,17 @@ def test_only_the_riskiest_pairs_agents_are_labelled_in_a_crowd():
     agents = [AgentPoint(f"a{k:03d}", "", k, 0, 0, 1) for k in range(200)]
     links = [LinkRecord(f"a{k:03d}", f"a{k + 1:03d}", k / 200, "traffic") for k in range(0, 200, 2)]
     scene = Scene("web", agents, [], links, {}, Coverage("ok"))
-    labels = [t for t in airspace_figure(scene).data[1].text if t]
+    fig = airspace_figure(scene)
+    labels = [n["text"] for n in fig["layout"]["scene"]["annotations"]]
     assert len(labels) == LABEL_LIMIT
     assert "a198" in labels  # the riskiest pair is named
     assert "a000" not in labels
+    a198 = next(n for n in fig["layout"]["scene"]["annotations"] if n["text"] == "a198")
+    assert (a198["x"], a198["y"], a198["z"]) == (198, 0, 0)  # pinned to its agent in 3D
+
+
+def test_labels_are_svg_annotations_not_webgl_text():
+    # WebGL text is vectorised glyph by glyph on the first render: ~0.7 s for 24 labels.
+    fig = airspace_figure(_scene())
+    assert not any("text" in t["mode"] for t in fig["data"])
+    assert {n["text"] for n in fig["layout"]["scene"]["annotations"]} == {"a", "b", "c"}
