@@ -1,7 +1,8 @@
 """The board's login: Django's session and user, resolved inside the Dash Flask server.
 
 Every request to /board/ passes ``login_guard``; every callback calls ``current_principal`` again
-so a callback can never run on behalf of nobody.
+so a callback can never run on behalf of nobody. Both resolve the session once per request, kept in
+that request's WSGI environ (it cannot outlive the request): the layout alone asked four times.
 """
 
 from __future__ import annotations
@@ -36,8 +37,22 @@ def user_for_environ(environ: dict[str, Any]) -> Any | None:
     return user if user.is_authenticated and user.is_active else None
 
 
+USER_KEY, PRINCIPAL_KEY = "radar.board.user", "radar.board.principal"
+
+
+def _request_user() -> Any | None:
+    environ = flask.request.environ
+    if USER_KEY not in environ:
+        environ[USER_KEY] = user_for_environ(environ)
+    return environ[USER_KEY]
+
+
 def current_principal() -> Principal | None:
-    return principal_for_user(user_for_environ(flask.request.environ))
+    environ = flask.request.environ
+    if PRINCIPAL_KEY not in environ:
+        environ[PRINCIPAL_KEY] = principal_for_user(_request_user())
+    principal: Principal | None = environ[PRINCIPAL_KEY]
+    return principal
 
 
 def _cross_origin(request: flask.Request) -> bool:
@@ -51,7 +66,7 @@ def _guard() -> WerkzeugResponse | None:
     request = flask.request
     if request.method != "GET" and _cross_origin(request):
         return flask.Response("cross-origin request refused", status=403)
-    if user_for_environ(request.environ) is not None:
+    if _request_user() is not None:
         return None
     if request.method == "GET" and not request.path.startswith("/board/_"):
         return flask.redirect(f"{settings.LOGIN_URL}?next=/board/")

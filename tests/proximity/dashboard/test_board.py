@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from proximity.models import ProximityAdvisory
@@ -131,6 +133,17 @@ def test_scene_has_files_agents_and_a_resolution_link(login, seeded, lead, user_
     assert names[:2] == ["files (colour = folder)", "agents"]
     assert any(n.startswith("Resolution Advisory") for n in names)
     assert out["coverage"]["children"] == "Coverage: ok."
+
+
+def test_a_layout_request_reads_the_session_once(login, seeded, lead, user_of):
+    # The guard, the layout and both first renders all ask who is looking: one lookup serves them.
+    site = login(user_of(lead))
+    with CaptureQueriesContext(connection) as queries:
+        response = site.get("/board/_dash-layout")
+    assert response.status_code == 200
+    assert "card band-resolution" in response.get_data(as_text=True)  # the first kanban is in it
+    sessions = [q for q in queries.captured_queries if "django_session" in q["sql"]]
+    assert len(sessions) == 1
 
 
 def test_refresh_without_a_new_scan_sends_no_figure(login, seeded, lead, user_of):
