@@ -263,6 +263,17 @@ def _select(click: dict[str, Any] | None, current: str | None) -> str | None:
     return point.get("customdata") or current
 
 
+# dcc's chunks for the graph and the dropdowns as script tags with versioned URLs the browser keeps:
+# on demand (Dash's default) they were fetched after the layout and revalidated on every load, and
+# Dash's eager_loading would also load every other chunk (MathJax alone is 2 MB). Plotly itself is
+# assets/vendor/plotly-gl3d.min.js, the 3D-only bundle (1.8 of 4.8 MB); dcc.Graph uses window.Plotly
+_EAGER_SCRIPTS = (
+    {"relative_package_path": "dcc/async-graph.js", "namespace": "dash"},
+    {"relative_package_path": "dcc/async-dropdown.js", "namespace": "dash"},
+)
+ASSET_MAX_AGE_S = 365 * 24 * 3600
+
+
 def create_app() -> Dash:
     app = Dash(
         "proximity.dashboard",
@@ -277,6 +288,10 @@ def create_app() -> Dash:
         # refuses to run inside an event loop, so the board's callbacks stay synchronous.
         use_async=False,
     )
+    for script in _EAGER_SCRIPTS:
+        app.scripts.append_script(script)  # type: ignore[no-untyped-call]  # Dash's API is untyped
+    # Asset URLs carry the file's mtime (?m=...): a changed file is a new URL, so they can be kept.
+    app.server.config["SEND_FILE_MAX_AGE_DEFAULT"] = ASSET_MAX_AGE_S
     install_login_guard(app.server)
     app.layout = _layout
     _register(app)

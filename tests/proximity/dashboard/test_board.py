@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from plotly.offline import get_plotlyjs_version
 
+from proximity.dashboard.app import ASSET_MAX_AGE_S
 from proximity.models import ProximityAdvisory
 from proximity.services.scans import scan_run
 from proximity.services.working_sets import WorkingSetReport, working_set_report
@@ -210,3 +214,28 @@ def test_cross_origin_callback_is_refused(login, seeded, lead, user_of):
         headers={"Origin": "http://evil.example"},
     )
     assert response.status_code == 403
+
+
+def _scripts(site) -> list[str]:
+    return re.findall(r'<script src="([^"]+)"', site.get("/board/").get_data(as_text=True))
+
+
+def test_the_page_loads_plotly_gl3d_and_the_graph_chunk_as_kept_scripts(login, lead, user_of):
+    site = login(user_of(lead))
+    scripts = _scripts(site)
+    assert any("/assets/vendor/plotly-gl3d.min.js?m=" in s for s in scripts)
+    assert not any("plotly.min.js" in s for s in scripts)  # no second, full Plotly
+    chunks = [s for s in scripts if "/dcc/async-" in s]
+    assert len(chunks) == 2
+    assert all(re.search(r"async-(graph|dropdown)\.v[0-9_]+m[0-9]+\.js$", s) for s in chunks)
+    for src in [*chunks, next(s for s in scripts if "/assets/" in s)]:
+        response = site.get(src)
+        assert response.status_code == 200
+        assert response.cache_control.max_age == ASSET_MAX_AGE_S, src  # no revalidation per load
+
+
+def test_the_vendored_plotly_is_the_version_plotly_py_ships():
+    bundle = settings.BASE_DIR / "frontend_assets" / "board" / "vendor" / "plotly-gl3d.min.js"
+    with bundle.open(encoding="utf-8") as head:
+        banner = head.read(200)
+    assert f"plotly.js (gl3d - minified) v{get_plotlyjs_version()}\n" in banner
