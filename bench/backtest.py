@@ -1,12 +1,19 @@
 """Conflict backtest study: tune radar-v1 on one repository's train slice, report on held-out data.
 
     .venv/bin/python -m bench.backtest --tune var/backtest/pip.jsonl --cut 2021-01-01 \
-        --external var/backtest/tornado.jsonl --artefact proximity/fixtures/calibration/x.json
+        --external var/backtest/tornado.jsonl --artefact proximity/fixtures/calibration/x.json \
+        [--setting profile-defaults]
 
 Pairs come from ``manage.py backtest_conflicts`` (see docs/EVALUATION.md). The tuning file is split
 by time (both PRs merged before ``--cut`` = train, both after = test, straddlers dropped); settings
 and thresholds are chosen on train only, then reported on test and on the external repository,
 which plays no part in any choice. Prints Markdown.
+
+``--setting tuned`` (the default) fits the calibration maps to the risk of the best setting on
+train. ``--setting profile-defaults`` fits them to the risk the product shows: the airspace
+engine's own ``scan`` with radar-v1's current defaults (weights, gamma, cap, overlap floor and
+thresholds read from ``proximity/engine/airspace/profiles.py``, no options), so the artefact's
+``setting`` and ``scorerVersion`` are the profile's and ``SCORER_VERSION``.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from proximity.engine.airspace import PROFILES, SCORER_VERSION, scan
+from proximity.engine.airspace.profiles import Profile
 from proximity.engine.evaluation.backtest import BacktestPair, pair_airspace, pair_from_json
 from proximity.engine.evaluation.calibration import (
     CalibrationArtefact,
@@ -44,6 +52,7 @@ from proximity.engine.evaluation.tuning import (
 )
 
 ECC = PROFILES["ecc-v0"]
+V1 = PROFILES["radar-v1"]
 GRID: dict[str, list[float]] = {
     "w_adjacency": [0.5, 0.75, 0.9, 1.0],
     "w_dependency": [0.0, 0.1, 0.2, 0.3, 0.45, 0.6],
@@ -53,8 +62,10 @@ GRID: dict[str, list[float]] = {
     "margin": [2, 4, 8, 16],
     "overlap_floor": [0.0, 0.5, 1.0],
 }
+# Raw channels, whatever the profile's defaults: weights 1, no overlap floor (radar-v1's default
+# floor 1.0 would otherwise turn every overlap coefficient into 1 before the grid sees it).
 MEASURE = {"channelWeights": dict.fromkeys(("overlap", "adjacency", "dependency", "tree"), 1.0),
-           "depDecay": 0.5, "dependencyCap": 3}  # fmt: skip
+           "depDecay": 0.5, "dependencyCap": 3, "overlapFloor": 0.0}  # fmt: skip
 
 
 def load(path: str) -> list[BacktestPair]:
@@ -99,6 +110,30 @@ def profile_risk(pairs: Sequence[BacktestPair], profile: str) -> np.ndarray:
         links = scan(pair_airspace(p), profile=profile, engine="reference")["links"]
         out.append(max((link["risk"] for link in links), default=0.0))
     return np.array(out)
+
+
+def profile_setting(profile: Profile) -> dict[str, Any]:
+    """A profile's defaults in the artefact's ``setting`` shape (the scan option names)."""
+    return {
+        "channelWeights": dict(profile.weights),
+        "depDecay": profile.dep_decay,
+        "dependencyCap": profile.dependency_cap,
+        "overlapFloor": profile.overlap_floor,
+    }
+
+
+def feature_setting(profile: Profile) -> RadarSetting:
+    """The profile's defaults as a tuning setting (margin 2; conflict and intent are not fed)."""
+    w = profile.weights
+    return RadarSetting(
+        w_overlap=w["overlap"],
+        w_adjacency=w["adjacency"],
+        w_dependency=w["dependency"],
+        w_tree=w["tree"],
+        gamma=profile.dep_decay,
+        cap=profile.dependency_cap,
+        overlap_floor=profile.overlap_floor or 0.0,
+    )
 
 
 def subset(f: ChannelFeatures, idx: np.ndarray) -> ChannelFeatures:
@@ -161,7 +196,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--tune", required=True)
     ap.add_argument("--cut", required=True, help="ISO date: train before, test from")
     ap.add_argument("--external", required=True)
-    ap.add_argument("--artefact", help="write the isotonic calibration artefact here")
+    ap.add_argument(
+        "--artefact", help="write the calibration artefacts here (-isotonic/-platt before .json)"
+    )
+    ap.add_argument(
+        "--setting",
+        choices=("tuned", "profile-defaults"),
+        default="tuned",
+        help="fit the maps to the best train setting (tuned) or to radar-v1's current defaults"
+        " as scored by the engine (profile-defaults)",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--resamples", type=int, default=300)
     ap.add_argument("--ra-precision", type=float, default=0.5)
@@ -169,6 +213,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--ta", type=float, help="traffic threshold to report instead of the rule's")
     ap.add_argument("--ra", type=float, help="resolution threshold to report instead of the rule's")
     args = ap.parse_args(argv)
+    fixed = args.setting == "profile-defaults"
+    if fixed and any(
+        given is not None and given != default
+        for given, default in ((args.ta, V1.ta), (args.ra, V1.ra))
+    ):
+        ap.error(f"--setting profile-defaults: thresholds are the profile's ({V1.ta}, {V1.ra})")
     started = time.perf_counter()
     tune, external = load(args.tune), load(args.external)
     train, test, dropped = split_by_time(tune, args.cut)
@@ -185,8 +235,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     rule = f"rule-based thresholds on train: traffic {ta}, resolution {ra}"
     ta = args.ta if args.ta is not None else (ta if ta is not None else 0.35)
     ra = args.ra if args.ra is not None else (ra if ra is not None else 1.0)
-    iso = fit_isotonic(risk_train, a_train.labels, weights=a_train.weights)
-    platt = fit_platt(risk_train, a_train.labels, weights=a_train.weights)
+    engine: dict[str, np.ndarray] = {}
+    if fixed:  # the product's own risk: scan with the profile's defaults, no options
+        engine = {"train": profile_risk(train, "radar-v1"), "test": profile_risk(test, "radar-v1"),
+                  "external": profile_risk(external, "radar-v1")}  # fmt: skip
+        fit_risk, fit_ta, fit_ra = engine["train"], V1.ta, V1.ra
+        setting_json = profile_setting(V1)
+    else:
+        fit_risk, fit_ta, fit_ra = risk_train, ta, ra
+        setting_json = {**best.setting.as_options(), "adjacencyMargin": best.setting.margin,
+                        "overlapFloor": best.setting.overlap_floor}  # fmt: skip
+    iso = fit_isotonic(fit_risk, a_train.labels, weights=a_train.weights)
+    platt = fit_platt(fit_risk, a_train.labels, weights=a_train.weights)
     default_v1 = RadarSetting()
     out = [
         "Settings searched on train only: " + json.dumps(GRID),
@@ -199,30 +259,40 @@ def main(argv: Sequence[str] | None = None) -> int:
         rule,
         ties(ranked),
         train_figures(risk_train, a_train, ta, ra),
-        "",
     ]
-    for title, pairs, feats in (
-        ("Test slice of the tuning repository", test, f_test),
-        ("External repository (no choice made on it)", external, f_ext),
+    if fixed:
+        out.append(f"Calibration fitted to radar-v1's defaults as scanned ({SCORER_VERSION}): "
+                   + json.dumps(setting_json, sort_keys=True) + "; "
+                   + train_figures(fit_risk, a_train, fit_ta, fit_ra))  # fmt: skip
+    out.append("")
+    fitted_name = "radar-v1 defaults (scan)" if fixed else "recommended radar-v1"
+    for key, title, pairs, feats in (
+        ("test", "Test slice of the tuning repository", test, f_test),
+        ("external", "External repository (no choice made on it)", external, f_ext),
     ):
         scorers = {
             "ecc-v0": (profile_risk(pairs, "ecc-v0"), ECC.ta, ECC.ra),
             "radar-v1 as landed": (radar_risk(feats, default_v1), 0.35, 0.7),
             "radar-v1 recommended": (radar_risk(feats, best.setting), ta, ra),
         }
+        if fixed:
+            scorers["radar-v1 defaults (scan)"] = (engine[key], fit_ta, fit_ra)
         out.append(table(title, pairs, scorers, resamples=args.resamples, seed=args.seed))
         out.append("")
-        risk = radar_risk(feats, best.setting)
-        out.append(reliability("Raw recommended radar-v1 risk as a probability", risk, pairs))
+        risk = engine[key] if fixed else radar_risk(feats, best.setting)
+        out.append(reliability(f"Raw {fitted_name} risk as a probability", risk, pairs))
         out.append("")
         out.append(reliability("Isotonic-calibrated (fitted on train)", iso(risk), pairs))
         out.append("")
         out.append(reliability("Platt-calibrated (fitted on train)", platt(risk), pairs))
         out.append("")
-    landed = radar_risk(f_test, default_v1)
-    check = profile_risk(test[:200], "radar-v1")
-    out.append(f"Check: recomputed radar-v1 risk matches scan on {len(check)} test pairs to "
-               f"{float(np.max(np.abs(landed[:200] - check))):.2e}.")  # fmt: skip
+    recomputed = radar_risk(f_test, feature_setting(V1))
+    check = engine["test"] if fixed else profile_risk(test[:200], "radar-v1")
+    diff = np.abs(recomputed[: len(check)] - check)
+    out.append(f"Check: radar-v1's defaults recomputed from features match scan on "
+               f"{int(np.sum(diff <= 1e-9))} of {len(check)} test pairs (largest difference "
+               f"{float(np.max(diff, initial=0.0)):.2e}; features use margin 2, the scan git's "
+               "abutting rule since airspace-2026.11.2).")  # fmt: skip
     if args.artefact:
         provenance = {
             "repository": tune[0].raw["repo"],
@@ -235,12 +305,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             "splitSeed": args.seed,
             "miner": "manage.py backtest_conflicts (overlap-radar/backtest-pair@1)",
         }
-        metrics = {
-            "setting": {**best.setting.as_options(), "adjacencyMargin": best.setting.margin,
-                        "overlapFloor": best.setting.overlap_floor},
-            "traffic": ta,
-            "resolution": ra,
-        }  # fmt: skip
+        metrics: dict[str, Any] = {"setting": setting_json, "traffic": fit_ta, "resolution": fit_ra}
+        if fixed:
+            metrics["risk"] = "scan(profile='radar-v1', engine='reference'), default options"
         fits: dict[str, dict[str, Any]] = {
             "isotonic": {"x": list(iso.x), "y": list(iso.y)},
             "platt": {"a": platt.a, "b": platt.b},

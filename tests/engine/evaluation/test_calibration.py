@@ -139,3 +139,24 @@ def test_committed_backtest_artefacts_verify_and_carry_their_provenance(kind: st
     probs = art.probability(np.linspace(0, 1, 11))
     assert np.all(np.diff(probs) >= -1e-12)
     assert 0.0 <= probs[0] <= probs[-1] <= 1.0
+
+
+@pytest.mark.parametrize("kind", ["isotonic", "platt"])
+def test_committed_artefacts_match_the_current_scorer_and_radar_v1_defaults(kind: str) -> None:
+    """A shipped map is applied to every radar-v1 risk, so it must have been fitted with this
+    scorer on the profile's current defaults; a changed SCORER_VERSION or default fails here until
+    the maps are refitted (bench/backtest.py --setting profile-defaults, docs/EVALUATION.md).
+    """
+    from proximity.engine.airspace import PROFILES, SCORER_VERSION
+
+    v1 = PROFILES["radar-v1"]
+    path = Path(__file__).parents[3] / f"proximity/fixtures/calibration/radar-v1-pip-{kind}.json"
+    art = artefact_from_json(path.read_text(encoding="utf-8"))
+    assert art.scorer_version == SCORER_VERSION
+    assert art.metrics["setting"] == {
+        "channelWeights": dict(v1.weights),
+        "depDecay": v1.dep_decay,
+        "dependencyCap": v1.dependency_cap,
+        "overlapFloor": v1.overlap_floor,
+    }
+    assert (art.metrics["traffic"], art.metrics["resolution"]) == (v1.ta, v1.ra)

@@ -80,3 +80,4 @@ def test_advisories_carry_a_labelled_calibrated_probability(watched) -> None:
     assert 0.0 <= pair.calibrated_probability <= 1.0
     assert "locally selected" in pair.calibration_label
     assert "pypa/pip" in pair.calibration_label
+    assert "fitted with scorer" not in pair.calibration_label  # the map matches SCORER_VERSION
