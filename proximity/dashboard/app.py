@@ -46,7 +46,7 @@ def _viewer() -> Principal | None:
     return current_principal() if flask.has_request_context() else None
 
 
-def _filters(repos: list[str]) -> html.Div:
+def _filters(repos: list[str], agents: list[str]) -> html.Div:
     band_options = [{"label": f"{BAND_SHAPES[b]} {BAND_LABELS[b]}", "value": b} for b in BANDS]
     window_options = [{"label": k if k != "all" else "all time", "value": k} for k in WINDOWS]
     return html.Div(
@@ -56,7 +56,7 @@ def _filters(repos: list[str]) -> html.Div:
                 id="repository", options=repos, value=repos[0] if repos else None, clearable=False
             ),
             html.Label("Agent", htmlFor="agent"),
-            dcc.Dropdown(id="agent", options=[], value=None, placeholder="all agents"),
+            dcc.Dropdown(id="agent", options=agents, value=None, placeholder="all agents"),
             html.Label("Time window", htmlFor="window"),
             dcc.Dropdown(id="window", options=window_options, value="all", clearable=False),
             html.Fieldset(
@@ -76,7 +76,8 @@ def _layout() -> html.Div:
     principal = _viewer()
     repos = board_repositories(principal)
     notice = "" if principal else "Your login is not linked to a principal: nothing is visible."
-    # The first scene and kanban are rendered into the layout: one round trip fewer on load.
+    # The first scene, kanban, agent list and agent panel are rendered into the layout: no callback
+    # round trip on load.
     first = repos[0] if repos else None
     figure, coverage, scene_key = _scene(first, list(DEFAULT_BANDS), None, "all", None, None)
     kanban, kanban_key = _kanban(first, list(DEFAULT_BANDS), None, "all", None, None, None)
@@ -90,14 +91,18 @@ def _layout() -> html.Div:
                 ]
             ),
             html.P(notice, id="notice", role="status"),
-            _filters(repos),
+            _filters(repos, _agent_options(first)),
             html.Div(coverage, id="coverage", role="status", **aria({"aria-live": "polite"})),
             html.Main(
                 [
                     html.Section(
                         [
                             dcc.Graph(id="airspace", figure=figure, config={"displaylogo": False}),
-                            html.Div(id="agent-panel", **aria({"aria-live": "polite"})),
+                            html.Div(
+                                _agent_panel(first, None, "all"),
+                                id="agent-panel",
+                                **aria({"aria-live": "polite"}),
+                            ),
                         ],
                         className="scene",
                         **aria({"aria-label": "Airspace (3D)"}),
@@ -206,7 +211,9 @@ def _register(app: Dash) -> None:
         State("kanban-key", "data"),
         prevent_initial_call=True,
     )(_kanban)
-    app.callback(Output("agent", "options"), Input("repository", "value"))(_agent_options)
+    app.callback(
+        Output("agent", "options"), Input("repository", "value"), prevent_initial_call=True
+    )(_agent_options)
     app.callback(
         Output("selected-agent", "data"),
         Input("airspace", "clickData"),
@@ -219,6 +226,7 @@ def _register(app: Dash) -> None:
         Input("selected-agent", "data"),
         Input("window", "value"),
         Input("ack-count", "data"),
+        prevent_initial_call=True,
     )(lambda repo, selected, window, _c: _agent_panel(repo, selected, window))
     app.callback(
         Output("ack-count", "data"),

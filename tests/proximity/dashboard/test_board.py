@@ -150,6 +150,18 @@ def test_a_layout_request_reads_the_session_once(login, seeded, lead, user_of):
     assert len(sessions) == 1
 
 
+def test_the_layout_carries_the_agent_list_and_panel_no_callback_on_load(
+    login, seeded, lead, user_of
+):
+    site = login(user_of(lead))
+    layout = site.get("/board/_dash-layout").get_data(as_text=True)
+    assert '"options":["a1","a2"],"value":null,"placeholder":"all agents"' in layout
+    assert "Click an agent to highlight its files" in layout
+    dependencies = site.get("/board/_dash-dependencies").get_json()
+    on_load = [d["output"] for d in dependencies if not d.get("prevent_initial_call")]
+    assert on_load == []  # every first state is in the layout: no round trip before the scene
+
+
 def test_refresh_without_a_new_scan_sends_no_figure(login, seeded, lead, user_of):
     site = login(user_of(lead))
     first = _scene(site, "web")
