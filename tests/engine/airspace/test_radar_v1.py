@@ -40,6 +40,10 @@ def test_abutting_hunks_score_adjacency_not_overlap(engine: str) -> None:
     )
     got = channels(data, engine)
     assert (got["overlap"], got["adjacency"]) == (0.0, 1.0)
+    # git conflicts on abutting edits as on overlapping ones: a Resolution Advisory by default.
+    assert pair_link(radar(data, engine), "a", "b")["level"] == "resolution"
+    data["options"]["channelWeights"] = {"adjacency": 0.5}
+    assert pair_link(radar(data, engine), "a", "b")["level"] == "advisory"  # Traffic Advisory
 
 
 @pytest.mark.parametrize("engine", ENGINES)
