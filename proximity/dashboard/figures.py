@@ -106,7 +106,12 @@ def _files_trace(files: Sequence[FilePoint]) -> Trace:
         y=[_r(f.y) for f in files],
         z=[_r(f.z) for f in files],
         mode="markers",
-        marker={"size": 2.5, "color": [colours[f.folder] for f in files], "opacity": 0.7},
+        # Dots that stay visible in a small repository and out of the way in a big one.
+        marker={
+            "size": 5.0 if len(files) <= 200 else 2.5,
+            "color": [colours[f.folder] for f in files],
+            "opacity": 0.7,
+        },
         hovertext=[f.path for f in files],
         hoverinfo="text",
     )
@@ -151,14 +156,16 @@ def _midpoint(a: AgentPoint, b: AgentPoint) -> tuple[float, float, float]:
 
 def _band_traces(band: str, links: list[LinkRecord], at: dict[str, AgentPoint]) -> list[Trace]:
     traces: list[Trace] = []
-    for low, width in WIDTH_BUCKETS:
+    highs = [low for low, _ in WIDTH_BUCKETS[1:]] + [1.0]
+    for (low, width), high in zip(WIDTH_BUCKETS, highs, strict=True):
         bucket = [x for x in links if width_for(x.risk) == width]
         if not bucket:
             continue
         xs, ys, zs = _segments(bucket, at)
         traces.append(
             _trace(
-                name=f"{BAND_LABELS[band]} (risk ≥ {low:.1f})",
+                # The line width's risk range, not the band's threshold (those are the profile's).
+                name=f"{BAND_LABELS[band]} (line: risk {low:.1f}-{high:.1f})",
                 legendgroup=band,
                 x=xs,
                 y=ys,

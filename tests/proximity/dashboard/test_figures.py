@@ -60,7 +60,7 @@ def test_clear_links_are_hidden_by_default():
 
 def test_asking_for_clear_adds_its_traces():
     fig = airspace_figure(_scene(), bands=("clear", "traffic", "resolution", "conflict"))
-    assert "Clear (risk ≥ 0.0)" in _names(fig)
+    assert "Clear (line: risk 0.0-0.5)" in _names(fig)
     assert len(fig["data"]) == 2 + 2 * 4
 
 
