@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
+from functools import partial
 
 from django.conf import settings
 from django.db import transaction
@@ -17,6 +19,7 @@ from kombu.exceptions import OperationalError as KombuOperationalError
 
 from proximity.engine.overlap import (
     SHIPPED_POLICY,
+    AccessLabels,
     BM25Index,
     BM25Ranker,
     DenseIndex,
@@ -87,7 +90,13 @@ def _pool(query: TaskVersion, declarer: Principal) -> list[TaskVersion]:
     if query.pk not in {v.pk for v in versions}:
         versions.append(query)
     viewer = viewer_of(declarer)
-    return [v for v in versions if is_visible(engine_record(v), viewer)]
+    # Scope and disclosure are all the rule reads; the engine records are built once, after
+    # embedding (which may set a version's space).
+    return [
+        v
+        for v in versions
+        if is_visible(AccessLabels(v.scope or None, frozenset(v.disclosure or ())), viewer)
+    ]
 
 
 def _recheck(declarer: Principal) -> Recheck:
@@ -110,7 +119,9 @@ def _recheck(declarer: Principal) -> Recheck:
     return recheck
 
 
-def _run_engine(query: TaskVersion, declarer: Principal) -> tuple[EngineRun, int]:
+def engine_call(query: TaskVersion, declarer: Principal) -> tuple[Callable[[], EngineRun], int]:
+    """Everything a run needs read and built (pool, embeddings, both indexes), as one call to the
+    engine, and the pool size. Separate so bench/overlap_service.py can time the two halves."""
     versions = _pool(query, declarer)
     space = ensure_embeddings(versions)
     query.refresh_from_db(fields=["space_id", "embedding"])
@@ -124,7 +135,8 @@ def _run_engine(query: TaskVersion, declarer: Principal) -> tuple[EngineRun, int
     else:
         vectors = [vector_of(v) if v.space_id == space else None for v in versions]
         dense = DenseRanker(DenseIndex.build(snapshot, vectors, space_id=space), snapshot)
-    run = run_overlap(
+    call = partial(
+        run_overlap,
         TaskRef(query.record.task_id, query.work_version),
         snapshot,
         viewer_of(declarer),
@@ -134,7 +146,7 @@ def _run_engine(query: TaskVersion, declarer: Principal) -> tuple[EngineRun, int
         recheck=_recheck(declarer),
         nli=nli_adapter_for(settings.OVERLAP_NLI_MODEL_DIR),
     )
-    return run, len(versions)
+    return call, len(versions)
 
 
 def overlap_run_execute(*, version_id: int, policy_digest: str) -> OverlapRun | None:
@@ -154,7 +166,8 @@ def overlap_run_execute(*, version_id: int, policy_digest: str) -> OverlapRun | 
     )
     if run.status == OverlapRun.Status.DONE or not claim_row(OverlapRun, run.pk, now):
         return run
-    result, pool_size = _run_engine(query, query.record.declared_by)
+    call, pool_size = engine_call(query, query.record.declared_by)
+    result = call()
     with transaction.atomic():
         run_store(run=run, result=result, pool_size=pool_size, now=timezone.now())
     return run
