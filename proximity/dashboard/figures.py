@@ -15,7 +15,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from proximity.dashboard.records import BAND_LABELS, BANDS, AgentPoint, FilePoint, LinkRecord, Scene
+from proximity.dashboard.records import (
+    BAND_LABELS,
+    BANDS,
+    AgentPoint,
+    FilePoint,
+    LinkRecord,
+    Scene,
+    channels_text,
+)
 
 __all__ = [
     "BAND_COLOURS",
@@ -76,16 +84,11 @@ def folder_colours(files: Sequence[FilePoint]) -> dict[str, str]:
     return {name: FOLDER_PALETTE[k % len(FOLDER_PALETTE)] for k, name in enumerate(folders)}
 
 
-def _channels_text(channels: dict[str, float]) -> str:
-    active = sorted(((v, k) for k, v in channels.items() if v > 0), reverse=True)
-    return ", ".join(f"{k} {v:.2f}" for v, k in active) or "none"
-
-
 def link_hover(link: LinkRecord) -> str:
     parts = [
         f"<b>{link.a} ↔ {link.b}</b>",
         f"{BAND_LABELS[link.band]} · risk {link.risk:.2f}",
-        f"channels: {_channels_text(link.channels)}",
+        f"channels: {channels_text(link.channels)}",
     ]
     if link.hold or link.steer:
         parts.append(f"right of way: {link.hold or '?'} holds; {link.steer or '?'} steers clear")

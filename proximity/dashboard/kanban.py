@@ -10,7 +10,7 @@ from typing import Any
 
 from dash import html
 
-from proximity.dashboard.records import BAND_LABELS, Card, SharedFile, TaskCard
+from proximity.dashboard.records import BAND_LABELS, Card, SharedFile, TaskCard, channels_text
 
 __all__ = ["BAND_SHAPES", "COLUMN_TITLES", "aria", "card_view", "kanban_view", "task_card_view"]
 
@@ -58,11 +58,6 @@ def _side(agent: str, task: str, intent: list[str]) -> html.P:
     return html.P([html.Strong(agent), f" — {task or 'no task declared'}{declared}"])
 
 
-def _channels(channels: dict[str, float]) -> str:
-    active = sorted(((v, k) for k, v in channels.items() if v > 0), reverse=True)
-    return ", ".join(f"{k} {v:.2f}" for v, k in active) or "none"
-
-
 def _right_of_way(card: Card) -> list[html.P]:
     if card.hold or card.steer:
         lines = [html.P(f"Right of way: {card.hold} holds course; {card.steer} steers clear.")]
@@ -104,7 +99,7 @@ def card_view(card: Card) -> html.Article:
             _side(card.agent_a, card.task_a, card.intent_a),
             _side(card.agent_b, card.task_b, card.intent_b),
             html.Ul([_file(f, card.agent_a, card.agent_b) for f in card.files], className="files"),
-            html.P(f"Channels: {_channels(card.channels)}"),
+            html.P(f"Channels: {channels_text(card.channels)}"),
             *_right_of_way(card),
             html.Div(buttons, className="actions"),
         ],

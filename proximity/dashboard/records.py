@@ -8,6 +8,7 @@ from typing import Any
 __all__ = [
     "BANDS",
     "BAND_LABELS",
+    "CHANNEL_LABELS",
     "AgentPoint",
     "Card",
     "Coverage",
@@ -16,6 +17,7 @@ __all__ = [
     "Scene",
     "SharedFile",
     "TaskCard",
+    "channels_text",
 ]
 
 # Display bands, in legend order: "conflict" is a Resolution whose branches already conflict.
@@ -26,6 +28,21 @@ BAND_LABELS = {
     "resolution": "Resolution Advisory",
     "conflict": "Conflicting",
 }
+# What each scoring channel means to a reader of the board; unknown channels keep their name.
+CHANNEL_LABELS = {
+    "overlap": "overlapping edits",
+    "adjacency": "abutting edits",
+    "dependency": "import dependency",
+    "conflict": "dry-run conflict",
+    "intent": "declared intent",
+    "tree": "nearby in the tree",
+}
+
+
+def channels_text(channels: dict[str, float]) -> str:
+    """The channels that fired, strongest first, named for people: "abutting edits 1.00, ..."."""
+    active = sorted(((v, k) for k, v in channels.items() if v > 0), reverse=True)
+    return ", ".join(f"{CHANNEL_LABELS.get(k, k)} {v:.2f}" for v, k in active) or "none"
 
 
 @dataclass(frozen=True)

@@ -87,9 +87,17 @@ def test_hover_names_both_agents_channels_and_right_of_way():
     )
     assert "a ↔ b" in text
     assert "Resolution Advisory" in text
-    assert "overlap 1.00" in text
+    assert "overlapping edits 1.00" in text
     assert "tree" not in text  # silent channels are left out
     assert "a holds; b steers clear" in text
+
+
+def test_channels_are_named_for_people_strongest_first():
+    from proximity.dashboard.records import channels_text
+
+    text = channels_text({"tree": 0.5, "adjacency": 1.0, "dependency": 0.0, "novel": 0.2})
+    assert text == "abutting edits 1.00, nearby in the tree 0.50, novel 0.20"
+    assert channels_text({"overlap": 0.0}) == "none"
 
 
 def test_agent_filter_keeps_only_its_links():
