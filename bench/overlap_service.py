@@ -20,7 +20,6 @@ import argparse
 import cProfile
 import os
 import pstats
-import random
 import statistics
 import sys
 import tempfile
@@ -127,17 +126,23 @@ def measure(size: int, queries: int) -> dict[str, Any]:
         call()
         engine.append(time.perf_counter() - began)
     stats = pstats.Stats(profile)
-    parts = {
-        name: _cumulative(stats, name)
-        for name in ("_pool", "ensure_embeddings", "build", "run_overlap", "run_store")
-    }
+    parts = {name: _cumulative(stats, functions) for name, functions in _PARTS.items()}
     return {"service": service, "engine": engine, "parts": parts}
 
 
-def _cumulative(stats: pstats.Stats, name: str) -> float:
+#: The parts of one service run, as (module file, function) pairs summed from the profile.
+_PARTS = {
+    "_pool": [("overlap_runs.py", "_pool")],
+    "build": [("snapshot.py", "build"), ("lexical.py", "build"), ("dense.py", "build")],
+    "run_overlap": [("pipeline.py", "run_overlap")],
+    "run_store": [("overlap_store.py", "run_store")],
+}
+
+
+def _cumulative(stats: pstats.Stats, functions: list[tuple[str, str]]) -> float:
     total = 0.0
-    for (_, _, function), row in stats.stats.items():  # type: ignore[attr-defined]
-        if function == name:
+    for (path, _, function), row in stats.stats.items():  # type: ignore[attr-defined]
+        if any(path.endswith(f"/{file}") and function == name for file, name in functions):
             total += row[3]
     return total
 
@@ -148,7 +153,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--queries", type=int, default=7)
     args = parser.parse_args(argv)
     _setup_django()
-    random.seed(SEED)
     print("| pool | service run p50 | engine only p50 | ratio | one run under cProfile: read pool"
           " / build indexes / engine / store |\n|---:|---:|---:|---:|---|")  # fmt: skip
     for size in [int(s) for s in args.sizes.split(",")]:
