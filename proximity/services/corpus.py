@@ -26,8 +26,12 @@ __all__ = ["CorpusImport", "corpus_export", "corpus_import", "pair_id_of"]
 
 def pair_id_of(a: RecordRef, b: RecordRef) -> str:
     """One id per unordered pair of record versions, whichever run raised it."""
-    first, second = sorted((f"{a.task_id}@{a.work_version}", f"{b.task_id}@{b.work_version}"))
+    first, second = sorted((_order(a), _order(b)))
     return f"{first}~{second}"
+
+
+def _order(ref: RecordRef) -> str:
+    return f"{ref.task_id}@{ref.work_version}"
 
 
 def _ref(version: TaskVersion) -> RecordRef:
@@ -44,7 +48,8 @@ def corpus_export(*, scopes: Sequence[str] | None = None) -> str:
         labels = labels.filter(
             advisory__version_a__scope__in=scopes, advisory__version_b__scope__in=scopes
         )
-    pairs: dict[str, LabelledPair] = {}
+    refs: dict[str, tuple[RecordRef, RecordRef]] = {}
+    judgements: dict[str, list[Judgement]] = {}
     for row in labels:
         a, b = _ref(row.advisory.version_a), _ref(row.advisory.version_b)
         key = pair_id_of(a, b)
@@ -59,13 +64,11 @@ def corpus_export(*, scopes: Sequence[str] | None = None) -> str:
             blind=row.blind,
         )
         first, second = sorted((a, b), key=_order)
-        earlier = pairs[key].judgements if key in pairs else ()
-        pairs[key] = LabelledPair(key, first, second, (*earlier, judgement))
-    return corpus_to_jsonl(pairs.values())
-
-
-def _order(ref: RecordRef) -> str:
-    return f"{ref.task_id}@{ref.work_version}"
+        refs.setdefault(key, (first, second))
+        judgements.setdefault(key, []).append(judgement)
+    return corpus_to_jsonl(
+        LabelledPair(key, *refs[key], tuple(judgements[key])) for key in judgements
+    )
 
 
 @dataclass(frozen=True, slots=True)
