@@ -10,7 +10,7 @@ from django.utils import timezone
 from proximity.engine.overlap import AccessLabels, Viewer, is_visible
 from proximity.models import ApiToken, Principal
 
-__all__ = ["can_see", "principal_for_token", "token_digest", "visible_scopes"]
+__all__ = ["can_see", "principal_for_token", "token_digest", "viewer_sees", "visible_scopes"]
 
 
 def token_digest(raw: str) -> str:
@@ -39,7 +39,12 @@ def can_see(principal: Principal | None, scope: str, disclosure: Iterable[str] =
     if principal is None or not principal.is_active:
         return False
     viewer = Viewer(principal.name, frozenset(principal.scopes), frozenset(principal.clearances))
-    return is_visible(AccessLabels(scope or None, frozenset(disclosure)), viewer)
+    return viewer_sees(viewer, scope, disclosure)
+
+
+def viewer_sees(viewer: Viewer, scope: str | None, disclosure: Iterable[str] | None = ()) -> bool:
+    """The same rule for a viewer already built (many rows checked for one principal)."""
+    return is_visible(AccessLabels(scope or None, frozenset(disclosure or ())), viewer)
 
 
 def visible_scopes(principal: Principal | None) -> Sequence[str]:

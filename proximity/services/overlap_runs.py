@@ -19,7 +19,6 @@ from kombu.exceptions import OperationalError as KombuOperationalError
 
 from proximity.engine.overlap import (
     SHIPPED_POLICY,
-    AccessLabels,
     BM25Index,
     BM25Ranker,
     DenseIndex,
@@ -36,6 +35,7 @@ from proximity.engine.overlap import (
 from proximity.engine.overlap import OverlapRun as EngineRun
 from proximity.engine.overlap import TaskRecord as EngineRecord
 from proximity.models import OverlapRun, Principal, TaskVersion
+from proximity.selectors.access import viewer_sees
 from proximity.services.claims import claim_row
 from proximity.services.overlap_store import run_store
 from proximity.services.task_records import (
@@ -92,11 +92,7 @@ def _pool(query: TaskVersion, declarer: Principal) -> list[TaskVersion]:
     viewer = viewer_of(declarer)
     # Scope and disclosure are all the rule reads; the engine records are built once, after
     # embedding (which may set a version's space).
-    return [
-        v
-        for v in versions
-        if is_visible(AccessLabels(v.scope or None, frozenset(v.disclosure or ())), viewer)
-    ]
+    return [v for v in versions if viewer_sees(viewer, v.scope, v.disclosure)]
 
 
 def _recheck(declarer: Principal) -> Recheck:
