@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from proximity.engine.airspace.check import check_agent
 from proximity.engine.airspace.combine import noisy_or
 from proximity.engine.airspace.model import (
     Agent,
@@ -38,6 +39,7 @@ __all__ = [
     "PairConflict",
     "ScanResult",
     "build_triggers",
+    "check_agent",
     "collision_risk_paths",
     "parse_airspace",
     "scan",

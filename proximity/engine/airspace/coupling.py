@@ -12,11 +12,13 @@ import threading
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from itertools import pairwise
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.sparse import csr_matrix
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_matrix
 
 from proximity.engine.airspace.crossing import ragged_cross, ragged_range
 from proximity.engine.airspace.layout import Universe
@@ -96,6 +98,9 @@ class CompiledGraph:
 
 
 def _matrix(rows: Ints, cols: Ints, n: int) -> csr_matrix:
+    # scipy is imported where it is used: a pre-edit check on an empty graph never loads it.
+    from scipy.sparse import csr_matrix
+
     keep = rows != cols
     data = np.ones(int(keep.sum()), dtype=np.float32)
     matrix = csr_matrix((data, (rows[keep], cols[keep])), shape=(n, n))
@@ -221,6 +226,8 @@ def coupled_files(
         return CoupledFiles(np.zeros(n_files + 1, dtype=np.int64), _EMPTY, _EMPTY)
     if bits * cap > _EXPONENT_BUDGET:
         return _coupled_by_bfs(forward, node_of, cap=cap, upper_only=upper_only)
+    from scipy.sparse import csr_matrix
+
     balls = []
     for matrix, radius in ((forward, (cap + 1) // 2), (backward, cap // 2)):
         row, node, hops = _ball(matrix, node_of[present], radius)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numpy.typing import NDArray
-from scipy.sparse import csr_matrix, diags
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_matrix
 
 __all__ = [
     "IntervalSets",
@@ -80,6 +84,8 @@ def pair_intervals(sets: IntervalSets, a: Ints, b: Ints) -> tuple[Ints, NDArray[
 
 def _membership(sets: IntervalSets, items: Ints, breaks: Ints, widen: int) -> csr_matrix:
     """Sparse 0/1 (item x elementary segment) coverage; sparse keeps BLAS threads out of it."""
+    from scipy.sparse import csr_matrix  # imported here: a pre-edit check never needs scipy
+
     owner, k = ragged_range(np.diff(sets.ptr)[items])
     interval = sets.ptr[items][owner] + k
     low = np.searchsorted(breaks, sets.start[interval] - widen)
@@ -105,6 +111,8 @@ def block_intervals(
     spans = sets.ptr[members][owner] + k
     starts, ends = sets.start[spans], sets.end[spans] + 1
     breaks = np.unique(np.r_[starts, ends, starts - reach, ends + reach])
+    from scipy.sparse import diags  # imported here, as in _membership
+
     lengths = diags(np.diff(breaks).astype(np.float64))
     plain_cols = _membership(sets, cols, breaks, 0).T.tocsr()
     inter = (_membership(sets, rows, breaks, 0) @ lengths @ plain_cols).toarray()

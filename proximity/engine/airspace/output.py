@@ -11,7 +11,7 @@ from proximity.engine.airspace.embedding import Embedding
 from proximity.engine.airspace.model import Agent
 from proximity.engine.airspace.verdicts import Verdicts
 
-__all__ = ["result_json"]
+__all__ = ["advisory_json", "result_json"]
 
 
 def _pair(v: Verdicts, row: int, ids: Sequence[str], names: Sequence[str]) -> dict[str, Any]:
@@ -35,9 +35,10 @@ def _radar_extras(v: Verdicts, row: int) -> dict[str, Any]:
     }
 
 
-def _advisory(
-    v: Verdicts, row: int, ids: Sequence[str], names: Sequence[str], radar: bool
+def advisory_json(
+    v: Verdicts, row: int, ids: Sequence[str], names: Sequence[str], *, radar: bool
 ) -> dict[str, Any]:
+    """One flagged pair in the scan's advisory shape (also what a pre-edit check returns)."""
     link = _pair(v, row, ids, names)
     resolution = v.level[row] == 2
     out = {
@@ -76,7 +77,7 @@ def result_json(
         for link, r in zip(links, rows, strict=True):
             link.update(_radar_extras(verdicts, r))
     flagged = [r for r in rows if verdicts.level[r] > 0]
-    advisories = [_advisory(verdicts, r, ids, channel_names, radar) for r in flagged]
+    advisories = [advisory_json(verdicts, r, ids, channel_names, radar=radar) for r in flagged]
     counts = {
         "agents": len(agents),
         "advisories": len(advisories),

@@ -97,8 +97,8 @@ def _score(
 
 
 def _dependency(airspace: Airspace, arrays: RadarArrays, n: int, settings: Settings) -> Floats:
-    if not arrays.paths:
-        return np.zeros((n, n))
+    if not arrays.paths or not any(airspace.adjacency.values()):
+        return np.zeros((n, n))  # no edges, no coupling (and no sparse matrices to build)
     graph = compiled_graph(airspace.adjacency)
     nodes = node_ids(graph, arrays.paths)
     cap, both = settings.dependency_cap, graph.undirected

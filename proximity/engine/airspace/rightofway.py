@@ -13,12 +13,16 @@ from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from proximity.engine.airspace.model import Agent
 
-__all__ = ["RightOfWay", "cluster_right_of_way", "ecc_priority_key", "pair_right_of_way"]
+__all__ = [
+    "RightOfWay",
+    "cluster_right_of_way",
+    "components",
+    "ecc_priority_key",
+    "pair_right_of_way",
+]
 
 PriorityKey = tuple[float, float, bytes]
 
@@ -59,6 +63,31 @@ class RightOfWay:
         self.hold, self.steer, self.cluster = hold, steer, cluster
 
 
+def components(n: int, i: NDArray[np.int64], j: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Connected-component label of each of ``n`` nodes under the edges ``(i, j)``.
+
+    Union-find with path halving; labels are numbered in order of each component's smallest
+    node, as ``scipy.sparse.csgraph.connected_components`` numbers them (tested against it).
+    Written out because the pairs are few and importing scipy's graph module costs a pre-edit
+    check more than the whole scoring.
+    """
+    parent = list(range(n))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in zip(i.tolist(), j.tolist(), strict=True):
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    roots = [find(x) for x in range(n)]
+    number: dict[int, int] = {}
+    return np.array([number.setdefault(r, len(number)) for r in roots], dtype=np.int64)
+
+
 def cluster_right_of_way(
     keys: Sequence[PriorityKey], i: NDArray[np.int64], j: NDArray[np.int64]
 ) -> RightOfWay:
@@ -71,8 +100,7 @@ def cluster_right_of_way(
     n = len(keys)
     rank = np.empty(n, dtype=np.int64)
     rank[sorted(range(n), key=keys.__getitem__)] = np.arange(n)
-    graph = coo_matrix((np.ones(len(i)), (i, j)), shape=(n, n))
-    _, labels = connected_components(graph, directed=False)
+    labels = components(n, i, j)
     first = rank[i] < rank[j]
     hold = np.where(first, i, j)
     steer = np.where(first, j, i)

@@ -6,7 +6,7 @@ JavaScript, TypeScript and Go lives there too (tree-sitter is not an engine depe
 
 from __future__ import annotations
 
-from proximity.engine.imports.diff import FileDiff, Hunk, parse_raw_patch, unquote_c_path
+from proximity.engine.diff import FileDiff, Hunk, parse_raw_patch, unquote_c_path
 from proximity.engine.imports.link import (
     Resolver,
     build_resolver,

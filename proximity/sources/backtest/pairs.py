@@ -15,8 +15,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from proximity.engine.diff import FileDiff, parse_raw_patch
 from proximity.engine.evaluation.backtest import PAIR_FORMAT, relevant_subgraph
-from proximity.engine.imports.diff import FileDiff, parse_raw_patch
 from proximity.sources.backtest.history import PullRequest
 from proximity.sources.backtest.pyimports import BlobReader, TreeImports
 from proximity.sources.backtest.sampling import Candidate

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from proximity.engine.imports.diff import FileDiff, parse_raw_patch
+from proximity.engine.diff import FileDiff, parse_raw_patch
 from proximity.sources.git._run import GitError, git, git_text
 from proximity.sources.git.worktrees import (
     Worktree,

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from proximity.engine.imports.diff import (
+from proximity.engine.diff import (
     DiffParseError,
     FileDiff,
     Hunk,

@@ -1,0 +1,70 @@
+"""The pre-edit question: which advisories would one agent's planned edit raise right now?
+
+A hook asks this before every edit, so it runs the same parser, scorer and verdicts as a scan
+(one profile, one set of numbers) but stops before the embedding: positions are not part of
+the answer, and skipping them keeps a check on ten agents within a few milliseconds.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from proximity.engine.airspace.output import advisory_json
+from proximity.engine.airspace.parse import parse_airspace
+from proximity.engine.airspace.profiles import PROFILES, SCORER_VERSION, resolve
+from proximity.engine.airspace.scorers import score
+from proximity.engine.airspace.validate import AirspaceInputError
+from proximity.engine.airspace.verdicts import decide
+
+__all__ = ["check_agent"]
+
+
+def check_agent(
+    airspace: Mapping[str, Any], *, agent_id: str, profile: str = "radar-v1"
+) -> dict[str, Any]:
+    """Advisories that involve ``agent_id`` in ``airspace``, riskiest first.
+
+    Parameters
+    ----------
+    airspace : the engine's input ``{"agents", "graph"?, "options"?}``; the asking agent's
+        entry holds only the lines it is about to change (its planned edit), so every advisory
+        returned is about that edit and not about work it did earlier.
+    agent_id : the asking agent; it must be one of ``airspace["agents"]``.
+    profile : scoring profile, as for a scan.
+
+    Returns
+    -------
+    dict
+        ``{"advisories": [...], "profile", "scorerVersion"}``; each advisory has the scan's
+        shape (``a, b, level, risk, channels, steer, hold, ...``).
+
+    Raises
+    ------
+    AirspaceInputError
+        On bad input, or when ``agent_id`` is not an agent of the airspace.
+    """
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}; choose one of {sorted(PROFILES)}")
+    parsed = parse_airspace(airspace)
+    ids = [a.agent_id for a in parsed.agents]
+    if agent_id not in ids:
+        raise AirspaceInputError("agentId", f"{agent_id!r} is not an agent of the airspace")
+    settings = resolve(PROFILES[profile], parsed.options)
+    opts = parsed.options
+    now_ms = opts.now_ms if opts.now_ms is not None else time.time() * 1e3
+    verdicts = decide(parsed, settings, score(parsed, settings, now_ms), now_ms)
+    me = ids.index(agent_id)
+    rows = [
+        r
+        for r in verdicts.links.tolist()
+        if verdicts.level[r] > 0 and me in (int(verdicts.table.i[r]), int(verdicts.table.j[r]))
+    ]
+    radar = profile != "ecc-v0"
+    names = settings.profile.channels
+    return {
+        "advisories": [advisory_json(verdicts, r, ids, names, radar=radar) for r in rows],
+        "profile": profile,
+        "scorerVersion": SCORER_VERSION,
+    }
