@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	# torch is pinned in pyproject.toml, so this one pip run takes the CPU build with sentence-transformers.
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[server,mcp,dev]'
 	touch $(STAMP)
 
 install: $(STAMP)

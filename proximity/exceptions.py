@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-__all__ = ["ConflictError", "DomainError", "InvalidInputError", "NotFoundError", "UnavailableError"]
+__all__ = [
+    "ConflictError",
+    "DomainError",
+    "ForbiddenError",
+    "InvalidInputError",
+    "NotFoundError",
+    "UnavailableError",
+]
 
 
 class DomainError(Exception):
@@ -18,6 +25,16 @@ class InvalidInputError(DomainError):
     """Bad input, naming the offending field; nothing was stored."""
 
     status = 422
+
+
+class ForbiddenError(DomainError):
+    """The caller is known but lacks the standing for this action (e.g. staff-only writes).
+
+    Only for actions whose existence is no secret; a record outside the caller's scopes is a
+    NotFoundError instead, so the answer does not reveal that it exists.
+    """
+
+    status = 403
 
 
 class NotFoundError(DomainError):

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
-from proximity.models import Principal, Repository
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from proximity.models import Agent, Principal, ProximityAdvisory, Repository, TriggerMessage
 from proximity.services.tokens import principal_create, token_issue
 
 
@@ -27,6 +31,14 @@ def make_caller(
     return Caller(principal, raw)
 
 
+def make_staff_caller(name: str, *, scopes: list[str], **extra: Any) -> Caller:
+    """A caller whose principal is linked to an active staff user (the staff rule)."""
+    caller = make_caller(name, scopes=scopes, **extra)
+    caller.principal.user = get_user_model().objects.create_user(f"u-{name}", is_staff=True)
+    caller.principal.save(update_fields=["user"])
+    return caller
+
+
 def make_repository(name: str = "web", *, scope: str = "team-a", **fields: Any) -> Repository:
     return Repository.objects.create(name=name, scope=scope, **fields)
 
@@ -41,3 +53,34 @@ def file_entry(path: str, lines: list[list[int]] | None = None, **extra: Any) ->
 
 def working_set(repository: str, agent_id: str, files: list[dict[str, Any]], **extra: Any) -> dict:
     return {"repository": repository, "agentId": agent_id, "files": files, **extra}
+
+
+def make_inbox(to_agent: Agent, from_agent: Agent, count: int) -> list[TriggerMessage]:
+    """``count`` pending messages to ``to_agent``, oldest first, under the pair's advisory."""
+    now = timezone.now()
+    advisory, _ = ProximityAdvisory.objects.get_or_create(
+        repository=to_agent.repository,
+        agent_a=to_agent,
+        agent_b=from_agent,
+        defaults={
+            "band": "traffic",
+            "risk": 0.4,
+            "profile": "radar-v1",
+            "scorer_version": "t",
+            "first_seen": now,
+            "last_seen": now,
+        },
+    )
+    return [
+        TriggerMessage.objects.create(
+            advisory=advisory,
+            to_agent=to_agent,
+            from_agent=from_agent,
+            kind=TriggerMessage.Kind.TRANSMIT,
+            band="traffic",
+            risk=0.4,
+            content=f"message {n}",
+            created_at=now + timedelta(milliseconds=n),
+        )
+        for n in range(count)
+    ]

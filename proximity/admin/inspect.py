@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from pydantic.alias_generators import to_snake
 
-from proximity.exceptions import NotFoundError
+from proximity.engine.airspace import PROFILES
+from proximity.exceptions import InvalidInputError, NotFoundError
 from proximity.models import (
     Adjudication,
     Agent,
@@ -25,13 +28,16 @@ from proximity.selectors.access import can_see
 from proximity.selectors.adjudications import principal_for_user, visible_overlap_advisories
 from proximity.selectors.advisories import repository_list
 from proximity.services.advisories import advisory_acknowledge
+from proximity.services.repositories import RepositorySettings, repository_settings_clean
 
 __all__ = ["ModelAdminBase", "ReadOnlyAdmin", "repo_ids", "visible_version_ids"]
 
-if TYPE_CHECKING:  # django-stubs makes ModelAdmin generic; at run time it is not subscriptable
+if TYPE_CHECKING:  # django-stubs makes these generic; at run time they are not subscriptable
     ModelAdminBase = admin.ModelAdmin[Any]
+    RepositoryFormBase = forms.ModelForm[Repository]
 else:
     ModelAdminBase = admin.ModelAdmin
+    RepositoryFormBase = forms.ModelForm
 
 
 def repo_ids(request: HttpRequest) -> list[int]:
@@ -65,11 +71,50 @@ class PrincipalAdmin(ModelAdminBase):
     raw_id_fields = ("user",)
 
 
+class RepositoryForm(RepositoryFormBase):
+    """The model's own checks, then the service's (path a git clone when watched, ...)."""
+
+    scope = forms.CharField(required=False, max_length=120, help_text="default: the name")
+    profile = forms.ChoiceField(choices=[(p, p) for p in sorted(PROFILES)])
+    webhook_url = forms.URLField(required=False, max_length=200, assume_scheme="https")
+
+    class Meta:
+        model = Repository
+        fields = (
+            "name",
+            "scope",
+            "disclosure",
+            "path",
+            "base_branch",
+            "watch",
+            "profile",
+            "webhook_url",
+        )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if self.errors:  # the field checks already named a problem; one at a time
+            return data
+        names = ("name", "path", "scope", "base_branch", "watch", "webhook_url", "profile")
+        try:
+            settings = repository_settings_clean(RepositorySettings(**{n: data[n] for n in names}))
+        except InvalidInputError as exc:
+            field = to_snake(exc.field or "")  # the service names fields as the API does
+            self.add_error(field if field in self.fields else None, exc.message)
+            return data
+        data.update(scope=settings.scope, path=settings.path)
+        return data
+
+
 @admin.register(Repository)
-class RepositoryAdmin(ReadOnlyAdmin):
+class RepositoryAdmin(ModelAdminBase):
+    """Staff with the model's permissions register repositories here, as with the command."""
+
+    form = RepositoryForm
     list_display = ("name", "scope", "profile", "watch", "scan_requested_at")
     list_filter = ("scope", "profile", "watch")
     search_fields = ("name",)
+    readonly_fields = ("watch_conflicts", "scan_requested_at", "created_at")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Repository]:
         return super().get_queryset(request).filter(pk__in=repo_ids(request))

@@ -9,10 +9,11 @@ from ninja.errors import AuthenticationError
 from ninja.security import HttpBearer
 
 from proximity.api.throttles import auth_failure_throttle
+from proximity.exceptions import ForbiddenError
 from proximity.models import Principal
-from proximity.selectors.access import principal_for_token
+from proximity.selectors.access import is_staff, principal_for_token
 
-__all__ = ["TokenAuth", "principal_of"]
+__all__ = ["StaffTokenAuth", "TokenAuth", "principal_of"]
 
 
 class TokenAuth(HttpBearer):
@@ -20,6 +21,20 @@ class TokenAuth(HttpBearer):
         principal = principal_for_token(token)
         if principal is None:
             auth_failure_throttle(request)  # guessing tokens is slowed down per address
+        return principal
+
+
+class StaffTokenAuth(TokenAuth):
+    """A known token of a non-staff principal is a 403 before the body is read.
+
+    Checked here rather than only in the service so that a non-staff caller learns nothing
+    from the validation of a body it may not send (ninja maps the raise through api.py).
+    """
+
+    def authenticate(self, request: HttpRequest, token: str) -> Principal | None:
+        principal = super().authenticate(request, token)
+        if principal is not None and not is_staff(principal):
+            raise ForbiddenError("only staff may register or remove repositories")
         return principal
 
 

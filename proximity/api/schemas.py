@@ -98,6 +98,18 @@ class RepositoryOut(Out):
     agent_count: int
 
 
+class RepositoryIn(In):
+    """Formats are checked by the service (shared with the command and the admin), not here."""
+
+    name: str = Field(max_length=120)
+    path: str = Field(default="", max_length=1024)
+    scope: str = Field(default="", max_length=120)
+    base_branch: str = Field(default="main", max_length=255)
+    watch: bool = False
+    webhook_url: str = Field(default="", max_length=200)
+    profile: str = Field(default="radar-v1", max_length=32)
+
+
 class ScanOut(Out):
     repository: str
     scan_id: int
@@ -135,6 +147,67 @@ class AdvisoryOut(Out):
     last_seen: AwareDatetime
     acknowledged_by: list[dict[str, Any]]
     detail: dict[str, Any]
+
+
+class EditCheckIn(In):
+    """A planned edit: engine file entries (``baseHunks`` in the merge base's coordinates)."""
+
+    repository: str = Id
+    agent_id: str = Id
+    files: list[FileIn] = Field(min_length=1, max_length=200)
+
+
+class FindingOut(Out):
+    other: str
+    level: Literal["advisory", "resolution"]
+    risk: float
+    channels: dict[str, float]
+    paths: list[str]
+    their_lines: dict[str, list[tuple[int, int]] | None]
+    their_excerpt: dict[str, str]
+    their_label: str
+    their_intent: list[str]
+    hold: str | None
+    steer: str | None
+    advisory_id: int | None
+    acknowledged: bool
+
+
+class EditCheckOut(Out):
+    agent: str
+    repository: str
+    source: str
+    coverage: Literal["ok", "degraded", "unknown"]
+    reason: str
+    paths: list[str]
+    findings: list[FindingOut]
+
+
+class EditAcknowledgeIn(In):
+    repository: str = Id
+    agent_id: str = Id
+    other: str = Id
+    paths: list[RelPath] = Field(default_factory=list, max_length=200)
+    base_revision: str | None = Field(default=None, pattern=r"^[0-9a-f]{40}$")
+    note: str = Field(default="", max_length=500)
+
+
+class EditAcknowledgementOut(Out):
+    repository: str
+    agent_id: str
+    other: str
+    advisory_id: int | None
+    created_at: AwareDatetime
+    expires_at: AwareDatetime
+
+
+class AgentOut(Out):
+    agent_id: str
+    label: str
+    started_at: AwareDatetime | None
+    last_report_at: AwareDatetime | None
+    files: list[dict[str, Any]]
+    intent: list[Any]
 
 
 class AcknowledgeIn(In):

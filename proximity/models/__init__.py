@@ -11,6 +11,7 @@ from proximity.models.access import ApiToken, Principal, WorkerHeartbeat
 from proximity.models.airspace import (
     Agent,
     DependencyGraphSnapshot,
+    EditAcknowledgement,
     ProximityAdvisory,
     ProximityScan,
     Repository,
@@ -38,6 +39,7 @@ __all__ = [
     "ApiToken",
     "CoverageOmission",
     "DependencyGraphSnapshot",
+    "EditAcknowledgement",
     "HoldoutEvaluation",
     "OverlapAdvisory",
     "OverlapRun",

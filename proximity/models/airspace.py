@@ -240,6 +240,9 @@ class TriggerMessage(models.Model):
     content = models.TextField()
     created_at = models.DateTimeField(db_index=True)
     delivered_at = models.DateTimeField(null=True, blank=True)
+    # Set together with delivered_at by one conditional UPDATE: the poll that wrote its token
+    # owns the message, so two concurrent polls never both receive it.
+    delivery_claim = models.CharField(max_length=32, blank=True, db_index=True)
     webhook_attempts = models.PositiveSmallIntegerField(default=0)
     webhook_delivered_at = models.DateTimeField(null=True, blank=True)
 
@@ -267,6 +270,34 @@ class TriggerCooldown(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.from_agent_id}→{self.to_agent_id}"
+
+
+class EditAcknowledgement(models.Model):
+    """An agent acknowledged its encounter with another: its edits near them are allowed.
+
+    Written by ``radar ack`` (or the MCP tool) after a pre-edit denial; current until
+    ``expires_at``, so an acknowledgement does not silence a later, unrelated encounter.
+    """
+
+    repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="+")
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="acknowledgements")
+    other = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    principal = models.ForeignKey(
+        Principal, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    advisory = models.ForeignKey(
+        ProximityAdvisory, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    note = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["agent", "other", "expires_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.agent.agent_id} acknowledged {self.other.agent_id}"
 
 
 class ShadowTrail(models.Model):

@@ -10,7 +10,14 @@ from django.utils import timezone
 from proximity.engine.overlap import AccessLabels, Viewer, is_visible
 from proximity.models import ApiToken, Principal
 
-__all__ = ["can_see", "principal_for_token", "token_digest", "viewer_sees", "visible_scopes"]
+__all__ = [
+    "can_see",
+    "is_staff",
+    "principal_for_token",
+    "token_digest",
+    "viewer_sees",
+    "visible_scopes",
+]
 
 
 def token_digest(raw: str) -> str:
@@ -49,3 +56,14 @@ def viewer_sees(viewer: Viewer, scope: str | None, disclosure: Iterable[str] | N
 
 def visible_scopes(principal: Principal | None) -> Sequence[str]:
     return list(principal.scopes) if principal is not None and principal.is_active else []
+
+
+def is_staff(principal: Principal | None) -> bool:
+    """Staff may register and remove repositories: a principal linked to an active staff user.
+
+    The admin's own flag, so whoever may add a repository in the admin may do it through the
+    API, and no token becomes staff by the kind it was issued with (docs/DECISIONS.md).
+    """
+    if principal is None or not principal.is_active or principal.user is None:
+        return False
+    return principal.user.is_active and principal.user.is_staff

@@ -9,7 +9,13 @@ from django.db.models import Count, QuerySet
 from proximity.models import Agent, Principal, ProximityAdvisory, Repository
 from proximity.selectors.access import can_see, visible_scopes
 
-__all__ = ["advisory_get", "advisory_list", "agent_get", "repository_get", "repository_list"]
+__all__ = [
+    "advisory_get",
+    "advisory_list",
+    "inbox_agent_get",
+    "repository_get",
+    "repository_list",
+]
 
 
 def repository_list(principal: Principal | None) -> list[Repository]:
@@ -57,15 +63,13 @@ def advisory_get(principal: Principal | None, advisory_id: int) -> ProximityAdvi
     return advisory_list(principal).filter(pk=advisory_id).first()
 
 
-def agent_get(principal: Principal | None, repository: str, agent_id: str) -> Agent | None:
+def inbox_agent_get(principal: Principal | None, repository: str, agent_id: str) -> Agent | None:
+    """The agent whose inbox ``principal`` may read: its own, bound by report or token issue.
+
+    Reading an inbox consumes it, so nobody else may, not even a person holding the scope; an
+    agent bound to no principal (one only the watcher reported) has no reader through the API.
+    """
     repo = repository_get(principal, repository)
-    if repo is None:
+    if principal is None or repo is None:
         return None
-    agent = Agent.objects.filter(repository=repo, agent_id=agent_id).first()
-    if agent is None or (
-        principal
-        and agent.principal_id not in (None, principal.pk)
-        and principal.kind == Principal.Kind.AGENT
-    ):
-        return None
-    return agent
+    return Agent.objects.filter(repository=repo, agent_id=agent_id, principal=principal).first()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -10,7 +11,7 @@ from django.db import transaction
 from proximity.engine.airspace import build_triggers
 from proximity.models import Agent, ProximityAdvisory, TriggerCooldown, TriggerMessage
 
-__all__ = ["messages_for_advisory", "messages_take_pending"]
+__all__ = ["messages_claim_pending", "messages_for_advisory"]
 
 
 def _engine_advisory(advisory: ProximityAdvisory) -> dict[str, object]:
@@ -75,12 +76,30 @@ def _push(message_ids: list[int]) -> None:
         deliver_webhook.delay(pk)
 
 
-def messages_take_pending(*, agent: Agent, now: datetime, limit: int = 100) -> list[TriggerMessage]:
-    """Pending messages for an agent, marked delivered (agents poll this)."""
-    pending = list(
+def messages_claim_pending(
+    *, agent: Agent, now: datetime, limit: int = 100
+) -> list[TriggerMessage]:
+    """The agent's oldest pending messages, each handed to exactly one poll (then delivered).
+
+    Delivery is at most once: messages claimed by a poll whose answer is lost on the way stay
+    delivered; two polls never both receive one.
+    """
+    claim = secrets.token_hex(16)
+    oldest = (
         TriggerMessage.objects.filter(to_agent=agent, delivered_at__isnull=True)
-        .select_related("from_agent")
-        .order_by("created_at", "pk")[:limit]
+        .order_by("created_at", "pk")
+        .values("pk")[:limit]
     )
-    TriggerMessage.objects.filter(pk__in=[m.pk for m in pending]).update(delivered_at=now)
-    return pending
+    # One conditional UPDATE is the claim. Two polls may pick the same oldest ids in the
+    # subquery; the first to write locks those rows, the second waits on the row locks, and on
+    # PostgreSQL (READ COMMITTED) re-checks its WHERE against the committed row once the first
+    # commits: delivered_at is no longer NULL, so it skips the row. SQLite runs one writer at a
+    # time. Either way each row carries the token of exactly one poll.
+    TriggerMessage.objects.filter(pk__in=oldest, delivered_at__isnull=True).update(
+        delivered_at=now, delivery_claim=claim
+    )
+    return list(
+        TriggerMessage.objects.filter(delivery_claim=claim)
+        .select_related("from_agent")
+        .order_by("created_at", "pk")
+    )

@@ -6,10 +6,11 @@ import secrets
 
 from django.utils import timezone
 
-from proximity.models import ApiToken, Principal
-from proximity.selectors.access import token_digest
+from proximity.exceptions import ConflictError, InvalidInputError, NotFoundError
+from proximity.models import Agent, ApiToken, Principal, Repository
+from proximity.selectors.access import can_see, token_digest
 
-__all__ = ["principal_create", "token_issue", "token_revoke"]
+__all__ = ["agent_bind", "principal_create", "token_issue", "token_revoke"]
 
 
 def principal_create(
@@ -31,3 +32,29 @@ def token_issue(*, principal: Principal, label: str = "") -> tuple[str, ApiToken
 
 def token_revoke(*, token: ApiToken) -> None:
     ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+
+
+def agent_bind(*, principal: Principal, repository: str, agent_id: str) -> Agent:
+    """Bind an agent id to ``principal`` (creating the agent if missing), for good.
+
+    Only the bound principal may then report under the id and read its inbox, which is how one
+    token per agent keeps agents from reading each other's messages. An agent already bound to
+    another principal stays theirs.
+    """
+    repo = Repository.objects.filter(name=repository).first()
+    if repo is None:
+        raise NotFoundError("repository")
+    if not can_see(principal, repo.scope, repo.disclosure):
+        raise InvalidInputError(
+            f"{principal.name} cannot see repository {repo.name} (scope {repo.scope})",
+            field="scope",
+        )
+    agent, _ = Agent.objects.get_or_create(
+        repository=repo, agent_id=agent_id, defaults={"principal": principal}
+    )
+    # A conditional update binds an unbound agent: of two issuers racing for it, one wins.
+    Agent.objects.filter(pk=agent.pk, principal__isnull=True).update(principal=principal)
+    agent.refresh_from_db(fields=["principal"])
+    if agent.principal_id != principal.pk:
+        raise ConflictError(f"agent {agent_id} of {repo.name} is bound to another principal")
+    return agent

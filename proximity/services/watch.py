@@ -78,7 +78,9 @@ def _report_all(repo: Repository, airspace: RepoAirspace, now: datetime) -> int:
 def repository_watch_tick(*, repository_id: int, now: datetime | None = None) -> WatchOutcome:
     """Read the repository's worktrees now; idempotent (unchanged worktrees store nothing new)."""
     now = now or timezone.now()
-    repo = Repository.objects.get(pk=repository_id)
+    repo = Repository.objects.filter(pk=repository_id).first()
+    if repo is None:  # removed after this tick was queued: nothing left to watch
+        return WatchOutcome(0, 0, 0, ("repository removed",))
     try:
         airspace = read_repository_airspace(
             repo.path, base=repo.base_branch, cache=DjangoParseCache()

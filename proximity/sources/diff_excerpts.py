@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterable
 from pathlib import Path
+
+from proximity.sources.git._run import GitError, git_text
 
 __all__ = ["diff_excerpts"]
 
@@ -27,33 +28,21 @@ def _split_by_file(text: str) -> dict[str, list[str]]:
 
 
 def diff_excerpts(worktree: str | Path, merge_base: str, paths: Iterable[str]) -> dict[str, str]:
-    """``{path: first changed lines}`` of the working tree against ``merge_base`` (read-only)."""
+    """``{path: first changed lines}`` of the working tree against ``merge_base`` (read-only).
+
+    Runs through the shared git runner (scrubbed environment, C locale, timeout); a worktree
+    git cannot read gives no excerpts rather than an error, since excerpts only decorate.
+    """
     wanted = sorted(set(paths))
-    if not wanted:
+    if not wanted or not merge_base:
         return {}
-    result = subprocess.run(
-        [
-            "git",
-            "-C",
-            str(worktree),
-            "diff",
-            "--no-color",
-            "--no-ext-diff",
-            "-U0",
-            merge_base,
-            "--",
-            *wanted,
-        ],
-        capture_output=True,
-        text=True,
-        errors="replace",
-        timeout=30,
-        check=False,
-    )
-    if result.returncode != 0:
+    try:
+        text = git_text(worktree, ["diff", "--no-color", "--no-ext-diff", "-U0", merge_base,
+                                   "--", *wanted])  # fmt: skip
+    except GitError:
         return {}
     return {
         path: "\n".join(lines[:_MAX_LINES])[:_MAX_CHARS]
-        for path, lines in _split_by_file(result.stdout).items()
+        for path, lines in _split_by_file(text).items()
         if path in wanted
     }

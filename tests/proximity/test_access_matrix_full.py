@@ -20,6 +20,7 @@ from django.utils import timezone
 from proximity.models import (
     OverlapAdvisory,
     ProximityAdvisory,
+    Repository,
     ShadowTrail,
     TaskVersion,
     TriggerMessage,
@@ -90,8 +91,8 @@ def world(lead, partial, outsider, post_json, in_process_tasks, client) -> dict[
 
 def _call(client: Any, method: str, path: str, caller: Any, body: Any = None) -> Any:
     headers = caller.headers if caller else {}
-    if method == "get":
-        return client.get(path, **headers)
+    if method in {"get", "delete"}:
+        return getattr(client, method)(path, **headers)
     return client.post(path, json.dumps(body or {}), content_type="application/json", **headers)
 
 
@@ -142,6 +143,25 @@ def _repositories(client: Any, w: dict[str, Any]) -> None:
     }
     assert names == {"lead": ["orchard", "vault"], "partial": ["orchard"], "outsider": []}
     assert _call(client, "get", "/api/repositories", None).status_code == 401
+
+
+def _register_repository(client: Any, w: dict[str, Any]) -> None:
+    # Nobody in the world is staff: every caller is refused before its body is even read.
+    before = list(Repository.objects.order_by("pk").values())
+    for body in ({"name": "spyglass", "scope": "team-b"}, {"name": "vault"}, {"name": "../x"}):
+        for caller in (w["lead"], w["partial"], w["outsider"]):
+            assert _call(client, "post", "/api/repositories", caller, body).status_code == 403
+        assert _call(client, "post", "/api/repositories", None, body).status_code == 401
+    assert list(Repository.objects.order_by("pk").values()) == before
+
+
+def _remove_repository(client: Any, w: dict[str, Any]) -> None:
+    for name in ("vault", "nope"):
+        for caller in (w["lead"], w["partial"], w["outsider"]):
+            response = _call(client, "delete", f"/api/repositories/{name}", caller)
+            assert response.status_code == 403
+        assert _call(client, "delete", f"/api/repositories/{name}", None).status_code == 401
+    assert Repository.objects.filter(name="vault").exists()
 
 
 def _scan(client: Any, w: dict[str, Any]) -> None:
@@ -291,10 +311,73 @@ def _overlap_detail(client: Any, w: dict[str, Any]) -> None:
     assert _call(client, "get", f"/api/overlap-advisories/{vault}", None).status_code == 401
 
 
+def _edit_check(client: Any, w: dict[str, Any]) -> None:
+    before = ProximityAdvisory.objects.count()
+    files = [{"path": "src/core.py", "lines": [[5, 5]], "baseHunks": [[5, 1]]}]
+
+    def body(repo: str) -> dict[str, Any]:
+        return {"repository": repo, "agentId": "checker", "files": files}
+
+    lead_view = _call(client, "post", "/api/check", w["lead"], body("vault"))
+    assert lead_view.status_code == 200
+    assert {f["other"] for f in lead_view.json()["findings"]} >= {"vault-agent-1"}
+    partial_view = _call(client, "post", "/api/check", w["partial"], body("orchard"))
+    assert partial_view.status_code == 200
+    assert not _leaks(partial_view, SCOPE_B)
+    for caller in (w["partial"], w["outsider"]):
+        hidden = _call(client, "post", "/api/check", caller, body("vault"))
+        missing = _call(client, "post", "/api/check", caller, body("nope"))
+        assert hidden.status_code == missing.status_code == 404
+        assert hidden.json() == missing.json()
+    assert _call(client, "post", "/api/check", None, body("vault")).status_code == 401
+    assert ProximityAdvisory.objects.count() == before  # a check writes nothing
+
+
+def _edit_acknowledge(client: Any, w: dict[str, Any]) -> None:
+    from proximity.models import EditAcknowledgement
+
+    def body(repo: str, other: str) -> dict[str, Any]:
+        return {"repository": repo, "agentId": "acker", "other": other}
+
+    for caller in (w["partial"], w["outsider"]):
+        hidden = _call(
+            client, "post", "/api/acknowledgements", caller, body("vault", "vault-agent-1")
+        )
+        missing = _call(client, "post", "/api/acknowledgements", caller, body("nope", "x"))
+        assert hidden.status_code == missing.status_code == 404
+        assert hidden.json() == missing.json()
+    assert (
+        _call(client, "post", "/api/acknowledgements", None, body("vault", "x")).status_code == 401
+    )
+    assert not EditAcknowledgement.objects.filter(repository__name="vault").exists()
+    own = _call(
+        client, "post", "/api/acknowledgements", w["partial"], body("orchard", "orch-agent-1")
+    )
+    assert own.status_code == 201
+    assert not _leaks(own, SCOPE_B)
+
+
+def _agents(client: Any, w: dict[str, Any]) -> None:
+    path = "/api/repositories/{}/agents"
+    lead_view = _call(client, "get", path.format("vault"), w["lead"])
+    assert {a["agentId"] for a in lead_view.json()} == {"vault-agent-1", "vault-agent-2"}
+    partial_view = _call(client, "get", path.format("orchard"), w["partial"])
+    assert partial_view.status_code == 200
+    assert not _leaks(partial_view, SCOPE_B)
+    for caller in (w["partial"], w["outsider"]):
+        _hidden_like_missing(client, "get", path.format("vault"), path.format("nope"), caller)
+    assert _call(client, "get", path.format("vault"), None).status_code == 401
+
+
 MATRIX: dict[tuple[str, str], Check] = {
+    ("post", "/api/check"): _edit_check,
+    ("post", "/api/acknowledgements"): _edit_acknowledge,
+    ("get", "/api/repositories/{name}/agents"): _agents,
     ("get", "/api/health"): _health,
     ("post", "/api/working-sets"): _report,
     ("get", "/api/repositories"): _repositories,
+    ("post", "/api/repositories"): _register_repository,
+    ("delete", "/api/repositories/{name}"): _remove_repository,
     ("get", "/api/repositories/{name}/scan"): _scan,
     ("get", "/api/advisories"): _advisory_list,
     ("get", "/api/advisories/{advisory_id}"): _advisory_detail,

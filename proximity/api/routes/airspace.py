@@ -9,6 +9,7 @@ from django.utils import timezone
 from ninja import Query, Router, Schema, Status
 from pydantic import AwareDatetime, Field
 
+from proximity.api import converters  # noqa: F401 - registers {anytext:...}
 from proximity.api.auth import TokenAuth, principal_of
 from proximity.api.presenters import advisory_out, message_out, scan_out
 from proximity.api.schemas import (
@@ -16,7 +17,6 @@ from proximity.api.schemas import (
     AdvisoryOut,
     ErrorOut,
     MessageOut,
-    RepositoryOut,
     ScanOut,
     WorkingSetIn,
     WorkingSetOut,
@@ -26,13 +26,12 @@ from proximity.exceptions import NotFoundError
 from proximity.selectors.advisories import (
     advisory_get,
     advisory_list,
-    agent_get,
+    inbox_agent_get,
     repository_get,
-    repository_list,
 )
 from proximity.selectors.airspace import latest_scan
 from proximity.services.advisories import advisory_acknowledge
-from proximity.services.messages import messages_take_pending
+from proximity.services.messages import messages_claim_pending
 from proximity.services.working_sets import WorkingSetReport, working_set_report
 
 router = Router(tags=["airspace"], auth=TokenAuth())
@@ -87,20 +86,6 @@ def report_working_set(request: HttpRequest, body: WorkingSetIn) -> Status[Worki
     return Status(201, out)
 
 
-@router.get("/repositories", response={200: list[RepositoryOut], **ERRORS}, by_alias=True)
-def list_repositories(request: HttpRequest) -> list[RepositoryOut]:
-    return [
-        RepositoryOut(
-            name=r.name,
-            scope=r.scope,
-            base_branch=r.base_branch,
-            profile=r.profile,
-            agent_count=getattr(r, "agent_count", 0),
-        )
-        for r in repository_list(principal_of(request))
-    ]
-
-
 @router.get(
     "/repositories/{name}/scan",
     response={200: ScanOut, **ERRORS},
@@ -142,15 +127,17 @@ def acknowledge_advisory(
     return read_advisory(request, advisory_id)
 
 
+# anytext: agent ids may hold "/" (a branch name such as feature/login), which a plain segment
+# would not match, leaving Django's HTML 404 instead of this route's JSON one.
 @router.get(
-    "/repositories/{name}/agents/{agent_id}/messages",
+    "/repositories/{name}/agents/{anytext:agent_id}/messages",
     response={200: list[MessageOut], **ERRORS},
     by_alias=True,
-    summary="Pending messages for an agent (marked delivered when read)",
+    summary="Pending messages for the caller's own agent (each delivered to one poll)",
 )
 def take_messages(request: HttpRequest, name: str, agent_id: str) -> list[MessageOut]:
-    agent = agent_get(principal_of(request), name, agent_id)
+    agent = inbox_agent_get(principal_of(request), name, agent_id)
     if agent is None:
         raise NotFoundError("agent")
     now: datetime = timezone.now()
-    return [message_out(m) for m in messages_take_pending(agent=agent, now=now)]
+    return [message_out(m) for m in messages_claim_pending(agent=agent, now=now)]

@@ -1,13 +1,32 @@
-"""``manage.py tokens``: issue, revoke and list API tokens (only digests are stored)."""
+"""``manage.py tokens``: issue, revoke and list API tokens (only digests are stored).
+
+``issue PRINCIPAL --agent REPOSITORY:AGENT_ID`` also binds that agent id to the principal, so
+only this token reports under it and reads its inbox: one token per agent.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
 
+from proximity.api.schemas import ID_PATTERN
+from proximity.exceptions import DomainError
 from proximity.models import ApiToken, Principal
-from proximity.services.tokens import principal_create, token_issue, token_revoke
+from proximity.services.tokens import agent_bind, principal_create, token_issue, token_revoke
+
+
+def _agent_refs(values: list[str]) -> list[tuple[str, str]]:
+    """(repository, agent id) pairs; split on the first ':' since ids may hold ':' and '/'."""
+    refs = []
+    for value in values:
+        repository, sep, agent_id = value.partition(":")
+        if not (sep and repository and len(agent_id) <= 120 and re.match(ID_PATTERN, agent_id)):
+            raise CommandError(f"--agent: expected REPOSITORY:AGENT_ID, got {value!r}")
+        refs.append((repository, agent_id))
+    return refs
 
 
 class Command(BaseCommand):
@@ -21,6 +40,14 @@ class Command(BaseCommand):
         issue.add_argument("--kind", choices=[k.value for k in Principal.Kind], default="agent")
         issue.add_argument("--scope", action="append", default=[], dest="scopes")
         issue.add_argument("--clearance", action="append", default=[], dest="clearances")
+        issue.add_argument(
+            "--agent",
+            action="append",
+            default=[],
+            dest="agents",
+            metavar="REPOSITORY:AGENT_ID",
+            help="bind this agent id to the principal (created if missing; repeatable)",
+        )
         revoke = sub.add_parser("revoke", help="revoke a token by the prefix `list` shows")
         revoke.add_argument("prefix")
         listing = sub.add_parser("list", help="list tokens (prefix, principal, state)")
@@ -30,19 +57,33 @@ class Command(BaseCommand):
         getattr(self, f"_{options['action']}")(options)
 
     def _issue(self, options: dict[str, Any]) -> None:
-        principal = Principal.objects.filter(name=options["principal"]).first()
-        if principal is None:
-            if not options["scopes"]:
-                raise CommandError("a new principal needs at least one --scope")
-            principal = principal_create(
-                name=options["principal"],
-                kind=options["kind"],
-                scopes=options["scopes"],
-                clearances=options["clearances"],
-            )
-        raw, token = token_issue(principal=principal, label=options["label"])
+        refs = _agent_refs(options["agents"])
+        # One transaction: a refused --agent leaves no principal, binding or token behind.
+        with transaction.atomic():
+            principal = self._principal(options)
+            for repository, agent_id in refs:
+                try:
+                    agent_bind(principal=principal, repository=repository, agent_id=agent_id)
+                except DomainError as exc:
+                    raise CommandError(f"--agent {repository}:{agent_id}: {exc.message}") from None
+            raw, token = token_issue(principal=principal, label=options["label"])
+        for repository, agent_id in refs:
+            self.stderr.write(f"agent {agent_id} of {repository} is bound to {principal.name}")
         self.stderr.write(f"token {token.prefix}… for {principal.name} (shown once):")
         self.stdout.write(raw)
+
+    def _principal(self, options: dict[str, Any]) -> Principal:
+        principal = Principal.objects.filter(name=options["principal"]).first()
+        if principal is not None:
+            return principal
+        if not options["scopes"]:
+            raise CommandError("a new principal needs at least one --scope")
+        return principal_create(
+            name=options["principal"],
+            kind=options["kind"],
+            scopes=options["scopes"],
+            clearances=options["clearances"],
+        )
 
     def _revoke(self, options: dict[str, Any]) -> None:
         matches = list(ApiToken.objects.filter(prefix=options["prefix"], revoked_at__isnull=True))

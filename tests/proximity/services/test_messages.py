@@ -71,3 +71,27 @@ def test_cooldown_is_persisted_so_a_restart_does_not_resend(advisory) -> None:
     fresh = ProximityAdvisory.objects.get(pk=advisory.pk)  # as a new process would load it
     assert messages_for_advisory(advisory=fresh, now=now + timedelta(seconds=5)) == []
     assert TriggerMessage.objects.count() == 2
+
+
+def test_a_claim_takes_the_oldest_pending_messages_up_to_the_limit(advisory) -> None:
+    from proximity.services.messages import messages_claim_pending
+    from tests.factories import make_inbox
+
+    make_inbox(advisory.agent_a, advisory.agent_b, 5)
+    now = timezone.now()
+    first = messages_claim_pending(agent=advisory.agent_a, now=now, limit=2)
+    rest = messages_claim_pending(agent=advisory.agent_a, now=now, limit=10)
+    assert [m.content for m in first] == ["message 0", "message 1"]
+    assert [m.content for m in rest] == ["message 2", "message 3", "message 4"]
+    assert messages_claim_pending(agent=advisory.agent_a, now=now) == []
+    assert {m.delivery_claim for m in first}.isdisjoint({m.delivery_claim for m in rest})
+    assert not TriggerMessage.objects.filter(delivered_at__isnull=True).exists()
+
+
+def test_a_claim_never_takes_another_agents_messages(advisory) -> None:
+    from proximity.services.messages import messages_claim_pending
+    from tests.factories import make_inbox
+
+    make_inbox(advisory.agent_b, advisory.agent_a, 2)
+    assert messages_claim_pending(agent=advisory.agent_a, now=timezone.now()) == []
+    assert TriggerMessage.objects.filter(delivered_at__isnull=True).count() == 2

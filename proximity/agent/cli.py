@@ -1,0 +1,184 @@
+"""``radar``: the agent-side command (hooks, check, ack, report, MCP server, hook installer).
+
+Exit codes: 0 done (for ``check``: clear), 1 a refusal or an unreachable server, 2 bad
+arguments or, for ``check``, an advisory on the checked lines. ``radar hook`` always exits 0.
+Each problem is one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from proximity.agent.config import ConfigError
+from proximity.agent.edits import PlannedEdit
+from proximity.agent.payloads import HARNESSES
+
+__all__ = ["main"]
+
+EXIT_ADVISORY = 2
+
+
+def _server_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--server", help="radar server URL (default: .radar.toml or RADAR_SERVER)")
+    parser.add_argument("--token-file", help="file holding the agent's token (or RADAR_TOKEN)")
+    parser.add_argument("--repository", help="repository name on the server")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="radar", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    hook = sub.add_parser("hook", help="run as a harness hook (reads its JSON on stdin)")
+    hook.add_argument("harness", choices=HARNESSES)
+    _server_flags(hook)
+    check = sub.add_parser("check", help="may I edit PATH (lines)?")
+    check.add_argument("path")
+    check.add_argument("--lines", help="e.g. 20-24,30 (default: the whole file)")
+    _server_flags(check)
+    ack = sub.add_parser("ack", help="acknowledge the encounter with another agent")
+    ack.add_argument(
+        "others", nargs="+", metavar="OTHER", help="agent ids, as the denial names them"
+    )
+    ack.add_argument("--note", default="")
+    ack.add_argument("--path", default=".", help="a path inside your worktree (default .)")
+    _server_flags(ack)
+    report = sub.add_parser("report", help="send this worktree's working set to the server")
+    report.add_argument("--path", default=".")
+    report.add_argument("--intent", action="append", default=[], help="a path about to be touched")
+    report.add_argument("--every", type=float, default=0.0, help="repeat every SECONDS")
+    report.add_argument("--count", type=int, default=0, help="stop after N reports (0: forever)")
+    _server_flags(report)
+    mcp = sub.add_parser("mcp", help="run the MCP server (stdio, or streamable HTTP)")
+    mcp.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    mcp.add_argument("--host", default="127.0.0.1")
+    mcp.add_argument("--port", type=int, default=8765)
+    mcp.add_argument("--path", default=".", help="the agent's worktree (stdio)")
+    _server_flags(mcp)
+    hooks = sub.add_parser("hooks", help="install, remove or inspect the harness hooks")
+    hooks.add_argument("action", choices=("install", "uninstall", "doctor"))
+    hooks.add_argument("--harness", choices=HARNESSES, required=True)
+    hooks.add_argument("--scope", choices=("project", "local", "user"), default="project")
+    hooks.add_argument("--path", default=".", help="the worktree (project scope)")
+    _server_flags(hooks)
+    return parser
+
+
+def _ranges(text: str | None) -> tuple[tuple[int, int], ...] | None:
+    if not text:
+        return None
+    out = []
+    for part in text.split(","):
+        first, _, last = part.strip().partition("-")
+        a, b = int(first), int(last or first)
+        if a < 1 or b < a:
+            raise ValueError(part)
+        out.append((a, b))
+    return tuple(out)
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, str | None]:
+    return {"server": args.server, "token_file": args.token_file, "repository": args.repository}
+
+
+def _check(args: argparse.Namespace) -> int:
+    from proximity.agent.hook import check_text
+    from proximity.agent.session import AgentSession
+
+    try:
+        lines = _ranges(args.lines)
+    except ValueError:
+        expected = "START-END[,...] with 1 <= START <= END"
+        print(f"radar: --lines: expected {expected}, got {args.lines!r}", file=sys.stderr)
+        return 2
+    path = str(Path(args.path).absolute())
+    session = AgentSession.open(path, **_overrides(args))
+    result = session.check([PlannedEdit(path, lines)])
+    print(check_text(result, session.config.policy))
+    return EXIT_ADVISORY if any(not f.acknowledged for f in result.findings) else 0
+
+
+def _ack(args: argparse.Namespace) -> int:
+    from proximity.agent.session import AgentSession
+
+    session = AgentSession.open(str(Path(args.path).absolute()), **_overrides(args))
+    for other in args.others:
+        print(session.acknowledge(other, note=args.note))
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from proximity.agent.session import AgentSession
+
+    session = AgentSession.open(str(Path(args.path).absolute()), **_overrides(args))
+    if session.client is None:
+        print(
+            "radar: report needs a server: --server, --token-file and --repository "
+            "(or .radar.toml / RADAR_* variables)",
+            file=sys.stderr,
+        )
+        return 2
+    done = 0
+    while True:
+        print(session.report(intent=args.intent))
+        for m in session.messages():
+            print(f"[{m['kind']}] from {m['fromAgent']}: {m['content']}")
+        done += 1
+        if args.every <= 0 or (args.count and done >= args.count):
+            return 0
+        time.sleep(args.every)
+
+
+def _hook(args: argparse.Namespace) -> int:
+    from proximity.agent.hook import run_hook
+
+    try:
+        stdin = sys.stdin.read()
+    except (OSError, UnicodeDecodeError):
+        stdin = ""
+    outcome = run_hook(args.harness, stdin, **_overrides(args))
+    if outcome.stdout:
+        sys.stdout.write(outcome.stdout + "\n")
+    return 0
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    from proximity.agent.mcp_server import serve
+
+    return serve(args)
+
+
+def _hooks(args: argparse.Namespace) -> int:
+    from proximity.agent.install import hooks_command
+
+    return hooks_command(args)
+
+
+_COMMANDS = {
+    "hook": _hook,
+    "check": _check,
+    "ack": _ack,
+    "report": _report,
+    "mcp": _mcp,
+    "hooks": _hooks,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command == "hook":
+        return _hook(args)  # never anything but 0, whatever happens inside
+    from proximity.agent.client import ServerError
+    from proximity.sources.git import GitError
+
+    try:
+        return _COMMANDS[args.command](args)
+    except (ConfigError, GitError, ServerError) as exc:
+        print(f"radar: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,159 @@
+"""The answer to "may I make this edit?": findings per other agent, in plain data.
+
+The same shapes are built by the local check (reading worktrees) and by the server's
+``POST /api/check`` (reading stored snapshots), and travel as JSON between them, so a hook
+decides the same way whichever answered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["CheckResult", "Finding", "findings_from_advisories"]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One other agent the planned edit comes close to."""
+
+    other: str
+    level: str  # "resolution" | "advisory" (a Traffic Advisory)
+    risk: float
+    channels: dict[str, float]
+    paths: tuple[str, ...] = ()
+    their_lines: dict[str, list[list[int]] | None] = field(default_factory=dict)
+    their_excerpt: dict[str, str] = field(default_factory=dict)
+    their_label: str = ""
+    their_intent: tuple[str, ...] = ()
+    hold: str | None = None
+    steer: str | None = None
+    advisory_id: int | None = None
+    acknowledged: bool = False
+
+    @property
+    def resolution(self) -> bool:
+        return self.level == "resolution"
+
+    def to_json(self) -> dict[str, Any]:
+        """The API's camelCase shape (``POST /api/check`` answers a list of these)."""
+        return {
+            "other": self.other,
+            "level": self.level,
+            "risk": self.risk,
+            "channels": dict(self.channels),
+            "paths": list(self.paths),
+            "theirLines": dict(self.their_lines),
+            "theirExcerpt": dict(self.their_excerpt),
+            "theirLabel": self.their_label,
+            "theirIntent": list(self.their_intent),
+            "hold": self.hold,
+            "steer": self.steer,
+            "advisoryId": self.advisory_id,
+            "acknowledged": self.acknowledged,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Finding:
+        excerpts = dict(data.get("theirExcerpt") or {})
+        return cls(
+            other=str(data["other"]),
+            level=str(data["level"]),
+            risk=float(data["risk"]),
+            channels={str(k): float(v) for k, v in dict(data.get("channels") or {}).items()},
+            paths=tuple(data.get("paths") or ()),
+            their_lines=dict(data.get("theirLines") or {}),
+            their_excerpt={str(k): str(v) for k, v in excerpts.items()},
+            their_label=str(data.get("theirLabel") or ""),
+            their_intent=tuple(str(i) for i in data.get("theirIntent") or ()),
+            hold=data.get("hold"),
+            steer=data.get("steer"),
+            advisory_id=data.get("advisoryId"),
+            acknowledged=bool(data.get("acknowledged")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """Everything a hook needs to decide; ``coverage`` is ``unknown`` when it could not see."""
+
+    agent: str
+    repository: str
+    findings: tuple[Finding, ...] = ()
+    source: str = "local"
+    coverage: str = "ok"
+    reason: str = ""
+    paths: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "agent": self.agent,
+            "repository": self.repository,
+            "findings": [f.to_json() for f in self.findings],
+            "source": self.source,
+            "coverage": self.coverage,
+            "reason": self.reason,
+            "paths": list(self.paths),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CheckResult:
+        return cls(
+            agent=str(data["agent"]),
+            repository=str(data["repository"]),
+            findings=tuple(Finding.from_json(f) for f in data.get("findings") or ()),
+            source=str(data.get("source") or "server"),
+            coverage=str(data.get("coverage") or "ok"),
+            reason=str(data.get("reason") or ""),
+            paths=tuple(data.get("paths") or ()),
+        )
+
+
+def _intent_paths(intent: Iterable[Any]) -> tuple[str, ...]:
+    return tuple(str(i["path"]) if isinstance(i, Mapping) else str(i) for i in intent)
+
+
+def findings_from_advisories(
+    advisories: Sequence[Mapping[str, Any]],
+    *,
+    asker: str,
+    others: Mapping[str, Mapping[str, Any]],
+    planned: Sequence[str],
+    acknowledged: Iterable[str] = (),
+    advisory_ids: Mapping[str, int] | None = None,
+) -> list[Finding]:
+    """Findings from the engine's advisories for ``asker`` (``check_agent``'s output).
+
+    ``others`` maps each other agent id to its engine agent entry (``files`` with ``lines``
+    and an optional ``excerpt``, ``label``, ``intent``); ``planned`` are the repository paths
+    of the edit, so each finding names the shared ones with the other side's lines.
+    """
+    acked = set(acknowledged)
+    out = []
+    for adv in advisories:
+        other_id = adv["b"] if adv["a"] == asker else adv["a"]
+        other = others.get(other_id, {})
+        files = {str(f["path"]): f for f in other.get("files", ())}
+        shared = tuple(p for p in planned if p in files)
+        out.append(
+            Finding(
+                other=other_id,
+                level=str(adv["level"]),
+                risk=float(adv["risk"]),
+                channels={k: float(v) for k, v in adv.get("channels", {}).items() if v},
+                paths=shared,
+                their_lines={p: files[p].get("lines") for p in shared},
+                their_excerpt={
+                    p: str(files[p]["excerpt"]) for p in shared if files[p].get("excerpt")
+                },
+                their_label=str(other.get("label") or ""),
+                their_intent=_intent_paths(other.get("intent", ())),
+                hold=adv.get("hold"),
+                steer=adv.get("steer"),
+                advisory_id=(advisory_ids or {}).get(other_id),
+                acknowledged=other_id in acked,
+            )
+        )
+    out.sort(key=lambda f: (not f.resolution, -f.risk, f.other))
+    return out

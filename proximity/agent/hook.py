@@ -1,0 +1,212 @@
+"""``radar hook HARNESS``: the adapter a harness runs around every tool call.
+
+Never breaks the agent: malformed stdin, an internal error, a timeout or an unreachable server
+all end in exit 0 with no output (fail open) and one line in the local hook log; a repository
+that chose ``on_error = "closed"`` gets a denial naming the failure instead, for pre-edit
+events only. The exit code is always 0: decisions travel as JSON on stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from proximity.agent.config import ConfigError, Policy
+from proximity.agent.decide import Decision, decide, describe
+from proximity.agent.findings import CheckResult
+from proximity.agent.payloads import (
+    POST,
+    PRE,
+    PROMPT,
+    SESSION,
+    HookEvent,
+    PayloadError,
+    parse_payload,
+)
+from proximity.agent.render import render
+from proximity.agent.session import AgentSession, ServerError
+from proximity.agent.state import hook_log
+from proximity.sources.git import GitError
+
+__all__ = ["HookOutcome", "run_hook"]
+
+_MAX_STDIN = 8 * 1024 * 1024
+_START_TIMEOUT_S = 10.0  # until the repository's own policy is read
+
+
+class HookTimeoutError(Exception):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class HookOutcome:
+    stdout: str
+    exit_code: int
+    note: str = ""
+
+
+@contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Raise :class:`HookTimeoutError` after ``seconds`` of wall time (main thread only)."""
+
+    def expire(signum: int, frame: object) -> None:
+        raise HookTimeoutError(f"no answer within {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _pre_edit(session: AgentSession, event: HookEvent) -> Decision:
+    if event.unread:
+        hook_log(f"{event.harness} {event.tool}: not recognised as file writes: {event.unread}")
+    if not event.edits:
+        return Decision("none")
+    result = session.check(event.edits)
+    if result.coverage == "unknown":
+        hook_log(f"{event.harness}: coverage unknown: {result.reason}")
+    decision = decide(result, session.config.policy)
+    if decision.kind in {"deny", "ask"}:
+        others = sorted({f.other for f in decision.findings})
+        session.state.remember_denial(agent=result.agent, others=others, paths=list(result.paths))
+    return decision
+
+
+def _messages_text(session: AgentSession) -> str:
+    lines = [f"[{m['kind']}] from {m['fromAgent']}: {m['content']}" for m in session.messages()]
+    return ("Overlap Radar messages:\n" + "\n".join(lines)) if lines else ""
+
+
+def _post_edit(session: AgentSession, event: HookEvent) -> Decision:
+    if session.client is None:
+        return Decision("none")
+    session.report()
+    text = _messages_text(session)
+    return Decision("context", text) if text else Decision("none")
+
+
+def _summary_lines(rows: list[dict[str, Any]], limit: int = 8) -> list[str]:
+    out = []
+    for row in rows[:limit]:
+        files = [f["path"] for f in row.get("files", ())]
+        intent = [i["path"] if isinstance(i, dict) else str(i) for i in row.get("intent", ())]
+        shown = ", ".join(files[:5]) + (f" (+{len(files) - 5} more)" if len(files) > 5 else "")
+        label = row.get("label") or row["agentId"]
+        extra = f"; intends {', '.join(intent[:5])}" if intent else ""
+        out.append(f"- {row['agentId']} ({label}): editing {shown or 'nothing yet'}{extra}")
+    if len(rows) > limit:
+        out.append(f"- and {len(rows) - limit} more agents")
+    return out
+
+
+def _session_start(session: AgentSession, event: HookEvent) -> Decision:
+    if session.client is not None:
+        session.report()
+    rows = session.airspace()
+    if not rows:
+        return Decision("none")
+    head = (
+        f"Overlap Radar: you are {session.agent_id}; {len(rows)} other agent(s) work on this "
+        "repository. Edits of lines another agent is changing are checked before they "
+        "happen."
+    )
+    messages = _messages_text(session)
+    text = "\n".join([head, *_summary_lines(rows)] + ([messages] if messages else []))
+    return Decision("context", text)
+
+
+def _prompt(session: AgentSession, event: HookEvent) -> Decision:
+    if not session.config.policy.declare_tasks:
+        return Decision("none")
+    task_id = session.declare_from_prompt(event.prompt, session_id=event.session_id)
+    if task_id is None:
+        return Decision("none")
+    text = (
+        f"Overlap Radar: this prompt was declared as task {task_id}; the server compares it "
+        "with the other tasks of the repository and flags possible duplicates for review."
+    )
+    return Decision("context", text)
+
+
+def _handle(harness: str, payload: object, overrides: dict[str, Any]) -> tuple[Decision, str]:
+    event = parse_payload(harness, payload)
+    session = AgentSession.open(event.anchor, **overrides)
+    # The repository's own limit replaces the start-up one from here on.
+    signal.setitimer(signal.ITIMER_REAL, session.config.policy.timeout_seconds)
+    if event.event == PRE:
+        decision = _pre_edit(session, event)
+    elif event.event == POST:
+        decision = _post_edit(session, event)
+    elif event.event == SESSION:
+        decision = _session_start(session, event)
+    elif event.event == PROMPT:
+        decision = _prompt(session, event)
+    else:
+        decision = Decision("none")
+    return decision, event.event_name
+
+
+def _closed(harness: str, payload: object, overrides: dict[str, Any], problem: str) -> str:
+    """The fail-closed denial, when the repository chose it and the event is a pre-edit."""
+    try:
+        event = parse_payload(harness, payload)
+        policy: Policy = AgentSession.open(event.anchor, **overrides).config.policy
+    except Exception:
+        return ""
+    if event.event != PRE or policy.on_error != "closed" or not event.edits:
+        return ""
+    text = (
+        f"Overlap Radar could not check this edit ({problem}); this repository denies "
+        "edits it cannot check (policy on_error = closed). Retry, or run `radar hooks "
+        "doctor`."
+    )
+    return render(harness, Decision("deny", text), event.event_name)
+
+
+def run_hook(harness: str, stdin: str, **overrides: Any) -> HookOutcome:
+    """The hook's whole answer; never raises (fail open)."""
+    started = time.monotonic()
+    payload: object = None
+    try:
+        if len(stdin) > _MAX_STDIN:
+            raise PayloadError("stdin larger than 8 MiB")
+        payload = json.loads(stdin)
+        with _deadline(_START_TIMEOUT_S):
+            decision, event_name = _handle(harness, payload, overrides)
+        out = render(harness, decision, event_name)
+        took = (time.monotonic() - started) * 1000
+        if decision.kind != "none":
+            hook_log(f"{harness} {event_name}: {decision.kind} ({took:.0f} ms)")
+        return HookOutcome(out, 0, decision.kind)
+    except (
+        ValueError,
+        PayloadError,
+        ConfigError,
+        GitError,
+        ServerError,
+        HookTimeoutError,
+        OSError,
+    ) as exc:
+        problem = f"{type(exc).__name__}: {exc}"
+    except Exception as exc:
+        problem = f"internal error {type(exc).__name__}: {exc}"
+    hook_log(f"{harness}: fail open: {problem}")
+    closed = _closed(harness, payload, overrides, problem) if payload is not None else ""
+    return HookOutcome(closed, 0, "error")
+
+
+def check_text(result: CheckResult, policy: Policy) -> str:
+    """A person's reading of a check (``radar check``)."""
+    decision = decide(result, policy)
+    if decision.kind == "none" and not result.findings:
+        return f"{', '.join(result.paths) or 'nothing to check'}: clear"
+    return decision.text or describe(result, result.findings, header="Overlap Radar:")

@@ -1,0 +1,94 @@
+"""Answer the pre-edit question from the worktrees on this machine, with no server.
+
+Every worktree of the repository is read as a scan reads it (``proximity.sources.git``) and the
+engine scores the planned edit against them with the repository's profile. No import graph and
+no dry-run merges are computed on this path (they take seconds on a large tree); the server,
+which keeps both from its last scan, answers with them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from proximity.agent.findings import CheckResult, findings_from_advisories
+from proximity.agent.state import LocalState
+from proximity.agent.worktree import AskingWorktree, engine_entries
+from proximity.engine.airspace import check_agent
+from proximity.sources.diff_excerpts import diff_excerpts
+from proximity.sources.git import WorkingSet, read_working_sets
+
+__all__ = ["local_check"]
+
+Planned = list[tuple[str, tuple[tuple[int, int], ...] | None, str]]
+
+
+def local_check(
+    worktree: AskingWorktree,
+    planned: Planned,
+    *,
+    base: str = "main",
+    profile: str = "radar-v1",
+    state: LocalState | None = None,
+    sets: tuple[WorkingSet, ...] | None = None,
+    files: list[dict[str, object]] | None = None,
+) -> CheckResult:
+    """``sets`` and ``files`` may be read ahead (see :func:`read_ahead`); else read here."""
+    if sets is None:
+        sets = read_working_sets(worktree.top, base=base)
+    me = next((ws for ws in sets if Path(ws.path).resolve() == worktree.top), None)
+    agent_id = me.agent_id if me is not None else worktree.agent_id
+    others = {ws.agent_id: ws for ws in sets if ws is not me and ws.merge_base is not None}
+    asking: dict[str, object] = {
+        "agentId": agent_id,
+        "label": (me.label if me else None) or agent_id,
+        "files": files if files is not None else engine_entries(worktree, planned, base=base),
+    }
+    if me is not None and me.started_at is not None:
+        asking["startedAt"] = me.to_agent_json().get("startedAt")
+    entries = {a: ws.to_agent_json() for a, ws in others.items()}
+    airspace = {
+        "agents": [asking, *entries.values()],
+        "options": {"now": time.time() * 1000.0},
+    }
+    advisories = check_agent(airspace, agent_id=agent_id, profile=profile)["advisories"]
+    paths = [p for p, _, _ in planned]
+    _add_excerpts(entries, others, advisories, agent_id, paths)
+    acked = (state or LocalState(worktree.common_dir)).acknowledged(agent_id)
+    findings = findings_from_advisories(
+        advisories, asker=agent_id, others=entries, planned=paths, acknowledged=acked
+    )
+    problems = [e for ws in sets for e in ws.errors]
+    return CheckResult(
+        agent=agent_id,
+        repository=str(worktree.common_dir),
+        findings=tuple(findings),
+        source="local",
+        coverage="degraded" if problems else "ok",
+        reason="; ".join(problems[:3]),
+        paths=tuple(paths),
+    )
+
+
+def _add_excerpts(
+    entries: dict[str, dict[str, Any]],
+    others: dict[str, WorkingSet],
+    advisories: Sequence[dict[str, Any]],
+    asker: str,
+    paths: Sequence[str],
+) -> None:
+    """Diff excerpts of the other side, read only for agents an advisory names."""
+    for adv in advisories:
+        other_id = str(adv["b"] if adv["a"] == asker else adv["a"])
+        ws = others.get(other_id)
+        entry = entries.get(other_id)
+        if ws is None or entry is None:
+            continue
+        files = entry["files"]
+        shared = [f["path"] for f in files if f["path"] in paths]
+        excerpts = diff_excerpts(ws.path, ws.merge_base or "", shared)
+        for f in files:
+            if f["path"] in excerpts:
+                f["excerpt"] = excerpts[f["path"]]

@@ -1,0 +1,235 @@
+"""One agent's view of the radar: check, acknowledge, report, read messages, see the airspace.
+
+The hook adapters, the ``radar`` subcommands and the MCP tools all go through this class, so
+an answer reads the same wherever it is asked. With a server configured (address, token and
+repository name) every question goes to it; otherwise the worktrees on this machine answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from proximity.agent.client import ApiClient, ServerError
+from proximity.agent.config import RadarConfig, load_config
+from proximity.agent.edits import PlannedEdit
+from proximity.agent.findings import CheckResult
+from proximity.agent.state import LocalState
+from proximity.agent.worktree import AskingWorktree, engine_entries, find_worktree, merge_base
+
+__all__ = ["AgentSession", "ServerError"]
+
+
+@dataclass
+class AgentSession:
+    worktree: AskingWorktree
+    config: RadarConfig
+    _client: ApiClient | None = field(default=None, repr=False)
+
+    @classmethod
+    def open(cls, anchor: str, **overrides: Any) -> AgentSession:
+        """The session of the worktree holding ``anchor`` (a path from the payload)."""
+        worktree = find_worktree(anchor)
+        return cls(worktree, load_config(worktree.top, **overrides))
+
+    @property
+    def agent_id(self) -> str:
+        return self.worktree.agent_id
+
+    @property
+    def client(self) -> ApiClient | None:
+        server, token = self.config.server, self.config.token
+        if self._client is None and self.config.remote and server and token:
+            timeout = self.config.policy.timeout_seconds
+            self._client = ApiClient(server, token, timeout=timeout)
+        return self._client
+
+    @property
+    def repository(self) -> str:
+        """The repository's name on the server ("" without one)."""
+        return self.config.repository or ""
+
+    def planned(
+        self, edits: list[PlannedEdit] | tuple[PlannedEdit, ...]
+    ) -> list[tuple[str, Any, str]]:
+        """``(repository path, lines, kind)`` of the edits inside this worktree."""
+        out = []
+        for e in edits:
+            rel = self.worktree.relative(e.path)
+            if rel is not None and not rel.startswith(".git/") and rel != ".git":
+                out.append((rel, e.lines, e.kind))
+        return out
+
+    def check(self, edits: list[PlannedEdit] | tuple[PlannedEdit, ...]) -> CheckResult:
+        planned = self.planned(edits)
+        if not planned:
+            return CheckResult(self.agent_id, str(self.worktree.top), source="none")
+        if self.client is None:
+            return self._local_check(planned)
+        body = {
+            "repository": self.config.repository,
+            "agentId": self.agent_id,
+            "files": engine_entries(self.worktree, planned, base=self.config.base),
+        }
+        return CheckResult.from_json(self.client.check(body))
+
+    @property
+    def state(self) -> LocalState:
+        return LocalState(self.worktree.common_dir)
+
+    def _local_check(self, planned: list[tuple[str, Any, str]]) -> CheckResult:
+        # The worktrees are read by git processes started before numpy is imported, so the
+        # two overlap: on a hook's short life that is most of its time (bench/hooks.py).
+        from concurrent.futures import ThreadPoolExecutor
+
+        from proximity.sources.git import read_working_sets
+
+        base = self.config.base
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            sets = pool.submit(read_working_sets, self.worktree.top, base=base, max_workers=8)
+            files = pool.submit(engine_entries, self.worktree, planned, base=base)
+            from proximity.agent.local import local_check  # numpy only when answered here
+
+            return local_check(
+                self.worktree,
+                planned,
+                base=base,
+                profile=self.config.profile,
+                sets=sets.result(),
+                files=files.result(),
+            )
+
+    def acknowledge(self, other: str, *, note: str = "") -> str:
+        """Acknowledge the encounter with ``other``; the same edits are then allowed."""
+        if self.client is None:
+            ttl = self.config.policy.ack_ttl_minutes * 60
+            self.state.acknowledge(agent=self.agent_id, other=other, ttl_s=ttl, note=note)
+            receipt = self._local_receipt(other, ttl)
+            return f"acknowledged {other} for {self.agent_id} (local, {ttl / 60:.0f} min){receipt}"
+        body: dict[str, Any] = {
+            "repository": self.config.repository,
+            "agentId": self.agent_id,
+            "other": other,
+            "note": note,
+            "paths": self.state.denied_paths(self.agent_id, other),
+        }
+        base = merge_base(self.worktree.top, self.config.base)
+        if base:
+            body["baseRevision"] = base
+        answer = self.client.acknowledge(body)
+        until = answer.get("expiresAt", "") if isinstance(answer, dict) else ""
+        return f"acknowledged {other} for {self.agent_id} (server, until {until})"
+
+    def _local_receipt(self, other: str, ttl_s: float) -> str:
+        """Append the acknowledgement to the pair's trail in the state folder (", trail X")."""
+        from datetime import UTC, datetime, timedelta
+        from itertools import count
+
+        from proximity.engine.trail import ShadowTrailError
+        from proximity.engine.trail.pairs import Footprint, acknowledge_in_pair, pair_trail_id
+        from proximity.sources.git import read_working_sets
+
+        sets = {
+            ws.agent_id: ws for ws in read_working_sets(self.worktree.top, base=self.config.base)
+        }
+        me, them = sets.get(self.agent_id), sets.get(other)
+        if me is None or them is None or not me.merge_base:
+            return ""
+        repository = self.worktree.common_dir.parent.name
+        mine = self.state.denied_paths(self.agent_id, other) or [f.path for f in me.files]
+        theirs = [f.path for f in them.files if f.path in set(mine)] or [f.path for f in them.files]
+        ids = (pair_trail_id(repository, self.agent_id, other, n) for n in count(1))
+        n, latest = self.state.latest_trail(ids)
+        try:
+            document = acknowledge_in_pair(
+                latest,
+                n,
+                repository=repository,
+                agent=Footprint(self.agent_id, me.label or "", mine),
+                other=Footprint(other, them.label or "", theirs),
+                base_revision=me.merge_base,
+                now=datetime.now(UTC),
+                ttl=timedelta(seconds=ttl_s),
+            )
+        except ShadowTrailError as exc:
+            return f"; no trail receipt ({exc.reason})"
+        self.state.save_trail(document)
+        return f"; receipt in trail {document['trailId']}"
+
+    def report(self, *, intent: list[str] | None = None) -> str | None:
+        """Send this worktree's working set to the server (nothing to do without one)."""
+        if self.client is None:
+            return None
+        from proximity.sources.git import explicit_worktrees, read_working_set
+
+        working = read_working_set(explicit_worktrees([(self.worktree.top, self.config.base)])[0])
+        if working.errors:
+            raise ServerError(working.errors[0])
+        agent = working.to_agent_json()
+        body: dict[str, Any] = {
+            "repository": self.config.repository,
+            "agentId": self.agent_id,
+            "label": agent.get("label", ""),
+            "files": agent["files"],
+            "intent": [{"path": p} for p in intent or ()],
+        }
+        if "startedAt" in agent:
+            body["startedAt"] = agent["startedAt"]
+        sent = self.client.report(body)
+        return (
+            f"reported {len(body['files'])} file(s) as {self.agent_id} (version {sent['version']})"
+        )
+
+    def declare_from_prompt(self, prompt: str, *, session_id: str) -> str | None:
+        """Declare this session's task from the person's prompt (policy ``declare_tasks``).
+
+        One task per harness session: a later prompt of the same session is not a new task
+        (the server answers 409 and nothing changes); revising it is the MCP tool's job.
+        """
+        text = prompt.strip()
+        if self.client is None or not text:
+            return None
+        scope = next(
+            (r["scope"] for r in self.client.repositories() if r.get("name") == self.repository),
+            None,
+        )
+        if scope is None:
+            raise ServerError(f"repository {self.repository!r} is not visible to this token")
+        task_id = f"{self.agent_id}.{session_id[:24] or 'session'}".replace(" ", "-")[:120]
+        body = {
+            "taskId": task_id,
+            "scope": scope,
+            "objective": text.splitlines()[0][:4000],
+            "deliverable": text[:4000],
+            "acceptance": [
+                "declared from the agent's first prompt; revise it when the plan is clear"
+            ],
+            "owner": self.agent_id,
+        }
+        try:
+            self.client.declare_task(body)
+        except ServerError as exc:
+            if exc.status == 409:
+                return None
+            raise
+        return task_id
+
+    def messages(self) -> list[dict[str, Any]]:
+        if self.client is None:
+            return []
+        got = self.client.messages(self.repository, self.agent_id)
+        return list(got or [])
+
+    def airspace(self) -> list[dict[str, Any]]:
+        """Other agents and what they touch: ``[{agentId, label, files, intent}]``."""
+        if self.client is not None:
+            rows = self.client.agents(self.repository)
+            return [r for r in rows if r.get("agentId") != self.agent_id]
+        from proximity.sources.git import read_working_sets
+
+        sets = read_working_sets(self.worktree.top, base=self.config.base)
+        return [
+            {**ws.to_agent_json(), "intent": []}
+            for ws in sets
+            if ws.agent_id != self.agent_id and ws.merge_base is not None
+        ]

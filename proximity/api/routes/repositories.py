@@ -1,0 +1,57 @@
+"""Repositories: everyone lists those in their scopes; staff register and remove them.
+
+The list lives here, beside the writes, because ninja answers 405 when two routers declare the
+same path: the router that is mounted first owns every method of it.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+from ninja import Router, Status
+
+from proximity.api.auth import StaffTokenAuth, TokenAuth, principal_of
+from proximity.api.schemas import ErrorOut, RepositoryIn, RepositoryOut
+from proximity.models import Repository
+from proximity.selectors.advisories import repository_list
+from proximity.services.repositories import repository_create, repository_remove
+
+router = Router(tags=["repositories"], auth=TokenAuth())
+ERRORS = {401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut, 503: ErrorOut}
+
+
+def _out(repo: Repository) -> RepositoryOut:
+    return RepositoryOut(
+        name=repo.name,
+        scope=repo.scope,
+        base_branch=repo.base_branch,
+        profile=repo.profile,
+        agent_count=getattr(repo, "agent_count", 0),
+    )
+
+
+@router.get("/repositories", response={200: list[RepositoryOut], **ERRORS}, by_alias=True)
+def list_repositories(request: HttpRequest) -> list[RepositoryOut]:
+    return [_out(r) for r in repository_list(principal_of(request))]
+
+
+@router.post(
+    "/repositories",
+    response={201: RepositoryOut, **ERRORS},
+    by_alias=True,
+    auth=StaffTokenAuth(),
+    summary="Register a repository for agents to report into (staff)",
+)
+def create_repository(request: HttpRequest, body: RepositoryIn) -> Status[RepositoryOut]:
+    repo = repository_create(principal=principal_of(request), **body.model_dump())
+    return Status(201, _out(repo))
+
+
+@router.delete(
+    "/repositories/{name}",
+    response={204: None, **ERRORS},
+    auth=StaffTokenAuth(),
+    summary="Remove a repository and everything reported into it (staff)",
+)
+def remove_repository(request: HttpRequest, name: str) -> Status[None]:
+    repository_remove(principal=principal_of(request), name=name)
+    return Status(204, None)

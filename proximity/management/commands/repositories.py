@@ -1,0 +1,94 @@
+"""``manage.py repositories add|list|remove``: register the repositories agents report into.
+
+``add NAME --path P [--scope S] [--base main] [--watch] [--webhook URL] [--profile radar-v1]``,
+``list``, ``remove NAME [--yes]``. Bad input is one line naming the flag, and nothing is stored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from proximity.engine.airspace import DEFAULT_PROFILE
+from proximity.exceptions import DomainError
+from proximity.selectors.repositories import repository_named, repository_rows
+from proximity.services.repositories import repository_create, repository_remove
+
+# The service names fields as the API's JSON does; people typed these flags.
+FLAGS = {
+    "name": "NAME",
+    "path": "--path",
+    "scope": "--scope",
+    "baseBranch": "--base",
+    "webhookUrl": "--webhook",
+    "profile": "--profile",
+}
+
+
+def _problem(exc: DomainError) -> CommandError:
+    where = FLAGS.get(exc.field or "", exc.field)
+    return CommandError(f"{where}: {exc.message}" if where else exc.message)
+
+
+class Command(BaseCommand):
+    help = "Register a repository for agents to report into, list them, or remove one."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        sub = parser.add_subparsers(dest="action", required=True)
+        add = sub.add_parser("add", help="register a repository")
+        add.add_argument("name", help="a slug; agents name it in their reports")
+        add.add_argument("--path", default="", help="local clone (required with --watch)")
+        add.add_argument("--scope", default="", help="who may see it (default: the name)")
+        add.add_argument("--base", default="main", help="the branch agents start from")
+        add.add_argument("--watch", action="store_true", help="read its worktrees periodically")
+        add.add_argument("--webhook", default="", help="POST each trigger message here too")
+        add.add_argument("--profile", default=DEFAULT_PROFILE)
+        sub.add_parser("list", help="every repository, with its agent count")
+        remove = sub.add_parser("remove", help="delete a repository and everything reported")
+        remove.add_argument("name")
+        remove.add_argument("--yes", action="store_true", help="confirm the deletion")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        getattr(self, f"_{options['action']}")(options)
+
+    def _add(self, options: dict[str, Any]) -> None:
+        try:
+            repo = repository_create(
+                principal=None,
+                name=options["name"],
+                path=options["path"],
+                scope=options["scope"],
+                base_branch=options["base"],
+                watch=options["watch"],
+                webhook_url=options["webhook"],
+                profile=options["profile"],
+            )
+        except DomainError as exc:
+            raise _problem(exc) from None
+        watched = f", watching {repo.path}" if repo.watch else ""
+        self.stdout.write(f"registered {repo.name} (scope {repo.scope}{watched})")
+
+    def _list(self, options: dict[str, Any]) -> None:
+        for r in repository_rows():
+            watch = "watch" if r.watch else "-"
+            self.stdout.write(
+                f"{r.name:<24} scope {r.scope:<16} base {r.base_branch:<12} {r.profile:<10} "
+                f"{watch:<5} {getattr(r, 'agent_count', 0)} agent(s)  {r.path}"
+            )
+
+    def _remove(self, options: dict[str, Any]) -> None:
+        repo = repository_named(options["name"])
+        if repo is None:
+            raise CommandError(f"NAME: no repository named {options['name']!r}")
+        if not options["yes"]:
+            agents = getattr(repo, "agent_count", 0)
+            raise CommandError(
+                f"removing {repo.name} deletes its {agents} agent(s) with their snapshots, "
+                "advisories and messages; pass --yes to confirm"
+            )
+        try:
+            repository_remove(principal=None, name=repo.name)
+        except DomainError as exc:
+            raise _problem(exc) from None
+        self.stdout.write(f"removed {repo.name}")

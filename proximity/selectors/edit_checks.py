@@ -1,0 +1,129 @@
+"""The pre-edit check for agents on other machines: stored snapshots plus the planned lines.
+
+``POST /api/check`` answers what ``radar hook`` answers locally, from what the server keeps:
+every other agent's current snapshot, the repository's import graph and the watcher's dry-run
+conflicts, scored with the repository's profile by the same engine function. Nothing is
+written: a check is a question, and its answer must not move any advisory.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from proximity.agent.findings import CheckResult, findings_from_advisories
+from proximity.engine.airspace import AirspaceInputError, check_agent
+from proximity.exceptions import InvalidInputError, NotFoundError
+from proximity.models import Agent, EditAcknowledgement, Principal, ProximityAdvisory
+from proximity.selectors.advisories import repository_get
+from proximity.selectors.airspace import airspace_inputs
+
+__all__ = ["edit_check", "visible_agent"]
+
+_LIVE = (ProximityAdvisory.State.OPEN, ProximityAdvisory.State.ACKNOWLEDGED)
+
+
+def visible_agent(principal: Principal, repository: str, agent_id: str) -> tuple[Any, Agent | None]:
+    """(repository, the asking agent row or None); 404 when either is not the caller's."""
+    repo = repository_get(principal, repository)
+    if repo is None:
+        raise NotFoundError("repository")
+    agent = Agent.objects.filter(repository=repo, agent_id=agent_id).first()
+    if agent is not None and agent.principal_id not in (None, principal.pk):
+        raise NotFoundError("agent")
+    return repo, agent
+
+
+def _conflicts_on(conflicts: list[dict[str, Any]], asker: str, paths: set[str]) -> list[Any]:
+    """Dry-run conflicts of the asker's pairs that name a planned path; others as they are."""
+    out = []
+    for c in conflicts:
+        mine = asker in (c.get("a"), c.get("b"))
+        if not mine or paths & set(c.get("files") or ()):
+            out.append(c)
+    return out
+
+
+def _live_advisories(agent: Agent | None) -> dict[str, ProximityAdvisory]:
+    if agent is None:
+        return {}
+    rows = ProximityAdvisory.objects.filter(state__in=_LIVE).select_related(
+        "agent_a", "agent_b", "hold", "steer"
+    )
+    rows = rows.filter(agent_a=agent) | rows.filter(agent_b=agent)
+    return {(a.agent_b if a.agent_a_id == agent.pk else a.agent_a).agent_id: a for a in rows}
+
+
+def _acknowledged(agent: Agent | None, now: datetime) -> set[str]:
+    if agent is None:
+        return set()
+    rows = EditAcknowledgement.objects.filter(agent=agent, expires_at__gt=now)
+    return set(rows.values_list("other__agent_id", flat=True))
+
+
+def _stable_right_of_way(findings: list[Any], live: dict[str, ProximityAdvisory]) -> list[Any]:
+    """A pair already in a Resolution Advisory keeps the right of way its scans gave it."""
+    from dataclasses import replace
+
+    out = []
+    for f in findings:
+        adv = live.get(f.other)
+        if f.resolution and adv is not None and adv.hold and adv.steer:
+            f = replace(f, hold=adv.hold.agent_id, steer=adv.steer.agent_id)
+        out.append(f)
+    return out
+
+
+def edit_check(
+    *,
+    principal: Principal,
+    repository: str,
+    agent_id: str,
+    files: list[dict[str, Any]],
+    now: datetime,
+) -> CheckResult:
+    """Findings for ``agent_id``'s planned ``files`` (engine file entries) against the others."""
+    repo, agent = visible_agent(principal, repository, agent_id)
+    inputs = airspace_inputs(repo, now=now)
+    others = [a for a in inputs.airspace["agents"] if a["agentId"] != agent_id]
+    asking: dict[str, Any] = {"agentId": agent_id, "label": agent_id, "files": files}
+    if agent is not None and agent.started_at is not None:
+        asking["startedAt"] = agent.started_at.isoformat()
+    airspace = {**inputs.airspace, "agents": [asking, *others]}
+    paths = {f["path"] for f in files}
+    options = dict(airspace["options"])
+    if "conflicts" in options:
+        options["conflicts"] = _conflicts_on(options["conflicts"], agent_id, paths)
+    airspace["options"] = options
+    try:
+        advisories = check_agent(airspace, agent_id=agent_id, profile=repo.profile)["advisories"]
+    except AirspaceInputError as exc:
+        field = exc.field.replace("agents[0].", "")
+        raise InvalidInputError(str(exc).split(": ", 1)[-1], field=field) from None
+    live = _live_advisories(agent)
+    # The snapshots' own file entries keep the diff excerpts the engine input leaves out.
+    by_id = {
+        s.agent.agent_id: {"files": s.files, "label": s.agent.label, "intent": s.intent}
+        for s in inputs.snapshots
+        if s.agent.agent_id != agent_id
+    }
+    findings = findings_from_advisories(
+        advisories,
+        asker=agent_id,
+        others=by_id,
+        planned=sorted(paths),
+        acknowledged=_acknowledged(agent, now),
+        advisory_ids={other: adv.pk for other, adv in live.items()},
+    )
+    coverage, reason = "ok", ""
+    if not others:
+        coverage, reason = "unknown", "no other agent has a current working set on the server"
+    return CheckResult(
+        agent=agent_id,
+        repository=repo.name,
+        findings=tuple(_stable_right_of_way(findings, live)),
+        source="server",
+        coverage=coverage,
+        reason=reason,
+        paths=tuple(sorted(paths)),
+    )

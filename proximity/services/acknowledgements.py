@@ -1,0 +1,75 @@
+"""An agent acknowledges its encounter with another: stored, and appended to the pair's trail.
+
+After a pre-edit denial the agent runs ``radar ack OTHER`` (or the MCP tool); from then until
+the acknowledgement expires, its edits near OTHER are allowed. A live Resolution or Traffic
+Advisory of the pair is acknowledged too, and the pair's shadow trail gets the receipt.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+
+from proximity.exceptions import NotFoundError
+from proximity.models import Agent, EditAcknowledgement, Principal, ProximityAdvisory
+from proximity.selectors.edit_checks import visible_agent
+from proximity.services.advisories import advisory_acknowledge
+from proximity.services.pair_trails import pair_trail_acknowledge
+
+__all__ = ["edit_acknowledge"]
+
+log = logging.getLogger(__name__)
+_LIVE = (ProximityAdvisory.State.OPEN, ProximityAdvisory.State.ACKNOWLEDGED)
+
+
+def _live_advisory(agent: Agent, other: Agent) -> ProximityAdvisory | None:
+    a, b = sorted((agent, other), key=lambda x: x.agent_id)
+    return ProximityAdvisory.objects.filter(agent_a=a, agent_b=b, state__in=_LIVE).first()
+
+
+def edit_acknowledge(
+    *,
+    principal: Principal,
+    repository: str,
+    agent_id: str,
+    other_id: str,
+    paths: list[str],
+    base_revision: str | None,
+    note: str,
+    now: datetime,
+) -> EditAcknowledgement:
+    """Store the acknowledgement (an agent row is created, bound to the caller, if new)."""
+    repo, agent = visible_agent(principal, repository, agent_id)
+    other = Agent.objects.filter(repository=repo, agent_id=other_id).first()
+    if other is None or other_id == agent_id:
+        raise NotFoundError("other agent")
+    with transaction.atomic():
+        if agent is None:
+            agent, _ = Agent.objects.get_or_create(
+                repository=repo, agent_id=agent_id, defaults={"principal": principal}
+            )
+        advisory = _live_advisory(agent, other)
+        ack = EditAcknowledgement.objects.create(
+            repository=repo,
+            agent=agent,
+            other=other,
+            principal=principal,
+            advisory=advisory,
+            note=note[:500],
+            created_at=now,
+            expires_at=now + timedelta(seconds=settings.OVERLAP_EDIT_ACK_TTL_SECONDS),
+        )
+        if advisory is not None:
+            advisory_acknowledge(advisory_id=advisory.pk, principal=principal, note=note)
+        pair_trail_acknowledge(
+            repository=repo,
+            agent=agent,
+            other=other,
+            paths=paths,
+            base_revision=base_revision,
+            now=now,
+        )
+    return ack

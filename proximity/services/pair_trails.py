@@ -1,0 +1,76 @@
+"""Each acknowledgement lands in the pair's shadow trail, stored with the other trails.
+
+The trail logic is the engine's (``proximity.engine.trail.pairs``); this module reads the
+pair's latest stored trail and the agents' current footprints, and stores the result. The
+reference needs one comparable base revision for both observations; the server does not know
+the other side's merge base, so both are observed at the acknowledging agent's (the base its
+check was made against; docs/DECISIONS.md). Without one, no receipt is written and the
+acknowledgement stands alone.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from datetime import datetime, timedelta
+
+from django.conf import settings
+
+from proximity.engine.trail import ShadowTrailError
+from proximity.engine.trail.pairs import Footprint, acknowledge_in_pair, pair_trail_id
+from proximity.models import Agent, Repository, ShadowTrail
+from proximity.services.trails import trail_record
+
+__all__ = ["pair_trail_acknowledge"]
+
+log = logging.getLogger(__name__)
+_HEX40 = re.compile(r"^[0-9a-f]{40}$")
+
+
+def _latest(repository: Repository, agent: Agent, other: Agent) -> tuple[int, ShadowTrail | None]:
+    n, found = 1, None
+    while True:
+        trail_id = pair_trail_id(repository.name, agent.agent_id, other.agent_id, n)
+        row = ShadowTrail.objects.filter(trail_id=trail_id).first()
+        if row is None:
+            return (n - 1 if found else 1), found
+        found, n = row, n + 1
+
+
+def _writes(agent: Agent) -> list[str]:
+    snapshot = agent.snapshots.order_by("-version").first()
+    return [str(f["path"]) for f in (snapshot.files if snapshot else [])]
+
+
+def pair_trail_acknowledge(
+    *,
+    repository: Repository,
+    agent: Agent,
+    other: Agent,
+    paths: list[str],
+    base_revision: str | None,
+    now: datetime,
+) -> ShadowTrail | None:
+    """Append ``agent``'s acknowledgement to the pair's trail; ``None`` when none was written."""
+    if not base_revision or not _HEX40.match(base_revision):
+        log.info("no trail for %s..%s: no base revision", agent.agent_id, other.agent_id)
+        return None
+    mine = paths or _writes(agent)
+    theirs = [p for p in _writes(other) if p in set(mine)] or _writes(other)
+    n, stored = _latest(repository, agent, other)
+    try:
+        document = acknowledge_in_pair(
+            json.loads(stored.document) if stored is not None else None,
+            n,
+            repository=repository.name,
+            agent=Footprint(agent.agent_id, agent.label, mine),
+            other=Footprint(other.agent_id, other.label, theirs),
+            base_revision=base_revision,
+            now=now,
+            ttl=timedelta(seconds=settings.OVERLAP_EDIT_ACK_TTL_SECONDS),
+        )
+    except ShadowTrailError as exc:
+        log.info("no trail receipt for %s..%s: %s", agent.agent_id, other.agent_id, exc.reason)
+        return None
+    return trail_record(repository=repository, document=document)

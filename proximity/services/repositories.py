@@ -1,0 +1,164 @@
+"""Register and remove the repositories agents report into (command line, staff API, admin).
+
+Errors name fields as the API's JSON does (``baseBranch``, ``webhookUrl``); the command and the
+admin translate them to their own flags and form fields.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator, validate_slug
+from django.db import IntegrityError, transaction
+
+from proximity.engine.airspace import DEFAULT_PROFILE, PROFILES
+from proximity.exceptions import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
+from proximity.models import Principal, Repository
+from proximity.selectors.access import can_see, is_staff
+from proximity.sources.git import GitError
+from proximity.sources.git.worktrees import repository_root
+
+__all__ = [
+    "RepositorySettings",
+    "repository_create",
+    "repository_remove",
+    "repository_settings_clean",
+]
+
+_BLANK_OR_CONTROL = re.compile(r"[\s\x00-\x1f\x7f]")
+_WEBHOOK = URLValidator(schemes=["http", "https"])
+
+
+@dataclass(frozen=True)
+class RepositorySettings:
+    """What a person chooses when registering a repository; everything else is derived state."""
+
+    name: str
+    path: str = ""
+    scope: str = ""
+    base_branch: str = "main"
+    watch: bool = False
+    webhook_url: str = ""
+    profile: str = DEFAULT_PROFILE
+
+
+def _name(value: str) -> None:
+    # The name is a URL segment and the default scope, so it is a slug.
+    try:
+        validate_slug(value)
+    except ValidationError:
+        raise InvalidInputError("must be a slug (letters, digits, - and _)", field="name") from None
+    if len(value) > 120:
+        raise InvalidInputError("at most 120 characters", field="name")
+
+
+def _token(value: str, field: str, limit: int) -> None:
+    """Scopes and branch names are compared and passed to git verbatim: no blanks, no options."""
+    if not value or len(value) > limit:
+        raise InvalidInputError(f"must be 1 to {limit} characters", field=field)
+    if _BLANK_OR_CONTROL.search(value) or value.startswith("-") or ".." in value:
+        raise InvalidInputError(
+            "must not contain blanks, control characters or '..', nor start with '-'", field=field
+        )
+
+
+def _webhook(value: str) -> None:
+    if not value:
+        return
+    try:
+        _WEBHOOK(value)
+    except ValidationError:
+        raise InvalidInputError("must be an http(s) URL", field="webhookUrl") from None
+    if len(value) > 200:
+        raise InvalidInputError("at most 200 characters", field="webhookUrl")
+
+
+def _path(value: str, *, watch: bool) -> str:
+    """The path to store: the working tree's top when watched, as given otherwise."""
+    if len(value) > 1024:
+        raise InvalidInputError("at most 1024 characters", field="path")
+    if not watch:
+        return value
+    if not value:
+        raise InvalidInputError(
+            "a watched repository needs the path of a local clone", field="path"
+        )
+    try:
+        return str(repository_root(value))
+    except GitError as exc:
+        raise InvalidInputError(exc.problem, field="path") from None
+
+
+def repository_settings_clean(settings: RepositorySettings) -> RepositorySettings:
+    """The settings as they will be stored, or InvalidInputError naming the first bad field."""
+    _name(settings.name)
+    scope = settings.scope or settings.name
+    _token(scope, "scope", 120)
+    _token(settings.base_branch, "baseBranch", 255)
+    if settings.profile not in PROFILES:
+        choices = ", ".join(sorted(PROFILES))
+        raise InvalidInputError(f"must be one of {choices}", field="profile")
+    _webhook(settings.webhook_url)
+    path = _path(settings.path, watch=settings.watch)
+    return replace(settings, scope=scope, path=path)
+
+
+def _require_staff(principal: Principal | None) -> None:
+    # principal None is a trusted operator on the server (the command line, the admin's form).
+    if principal is not None and not is_staff(principal):
+        raise ForbiddenError("only staff may register or remove repositories")
+
+
+def repository_create(
+    *,
+    principal: Principal | None,
+    name: str,
+    path: str = "",
+    scope: str = "",
+    base_branch: str = "main",
+    watch: bool = False,
+    webhook_url: str = "",
+    profile: str = DEFAULT_PROFILE,
+) -> Repository:
+    """Register a repository; nothing is stored unless every field is valid and the name free.
+
+    Staff may register a repository in any scope, their own or not: onboarding another team is
+    the point (docs/DECISIONS.md).
+    """
+    _require_staff(principal)
+    wanted = RepositorySettings(name, path, scope, base_branch, watch, webhook_url, profile)
+    clean = repository_settings_clean(wanted)
+    taken = ConflictError(f"a repository named {clean.name!r} already exists", field="name")
+    if Repository.objects.filter(name=clean.name).exists():
+        raise taken
+    try:
+        # The unique name decides a race between two registrations; the loser stores nothing.
+        with transaction.atomic():
+            return Repository.objects.create(
+                name=clean.name,
+                path=clean.path,
+                scope=clean.scope,
+                base_branch=clean.base_branch,
+                watch=clean.watch,
+                webhook_url=clean.webhook_url,
+                profile=clean.profile,
+            )
+    except IntegrityError:
+        raise taken from None
+
+
+def repository_remove(*, principal: Principal | None, name: str) -> None:
+    """Delete a repository with its agents, snapshots, scans, advisories and messages.
+
+    Staff remove only repositories they can see; a hidden one answers like a missing one.
+    """
+    _require_staff(principal)
+    repo = Repository.objects.filter(name=name).first()
+    visible = repo is not None and (
+        principal is None or can_see(principal, repo.scope, repo.disclosure)
+    )
+    if repo is None or not visible:
+        raise NotFoundError("repository")
+    repo.delete()

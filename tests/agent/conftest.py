@@ -1,0 +1,66 @@
+"""Two agents in real worktrees of one real repository, and the `radar` command to run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.sources.gitrepo import ScriptedRepo, numbered
+
+RADAR = str(Path(sys.executable).parent / "radar")
+
+
+@pytest.fixture(autouse=True)
+def _state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Acknowledgements and the hook log of each test live in its own folder."""
+    state = tmp_path / "radar-state"
+    monkeypatch.setenv("RADAR_STATE_DIR", str(state))
+    for name in ("RADAR_SERVER", "RADAR_TOKEN", "RADAR_TOKEN_FILE", "RADAR_REPOSITORY"):
+        monkeypatch.delenv(name, raising=False)
+    return state
+
+
+@dataclass
+class Scene:
+    repo: ScriptedRepo
+    alice: Path
+    bob: Path
+    state: Path
+
+    def radar(
+        self, *args: str, stdin: str = "", cwd: Path | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """Run the installed console script in a fresh process, as a harness does."""
+        return subprocess.run(
+            [RADAR, *args],
+            input=stdin,
+            cwd=cwd or self.bob,
+            env={**os.environ, "RADAR_STATE_DIR": str(self.state)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
+    def hook(self, harness: str, payload: object, *flags: str) -> subprocess.CompletedProcess[str]:
+        text = payload if isinstance(payload, str) else json.dumps(payload)
+        return self.radar("hook", harness, *flags, stdin=text)
+
+
+@pytest.fixture
+def scene(tmp_path: Path, _state_dir: Path) -> Scene:
+    """alice has an uncommitted edit of core.py line 22; bob has not started yet."""
+    repo = ScriptedRepo.create(tmp_path)
+    repo.write("core.py", numbered(60))
+    repo.write("util.py", numbered(10))
+    repo.commit("base")
+    alice = repo.add_worktree("alice")
+    bob = repo.add_worktree("bob")
+    repo.replace_lines("core.py", 22, 22, worktree="alice", tag="alice")
+    return Scene(repo, alice, bob, _state_dir)

@@ -1,0 +1,114 @@
+"""``manage.py repositories``: onboarding a team without the demo, one line per problem."""
+
+from __future__ import annotations
+
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from proximity.models import Agent, Repository
+from tests.factories import make_repository
+from tests.sources.gitrepo import ScriptedRepo, numbered
+
+pytestmark = pytest.mark.django_db
+
+
+def _run(*args: str) -> str:
+    out = StringIO()
+    call_command("repositories", *args, stdout=out)
+    return out.getvalue()
+
+
+def _stored() -> list[dict[str, Any]]:
+    return list(Repository.objects.order_by("pk").values())
+
+
+@pytest.fixture
+def clone(tmp_path: Path) -> Path:
+    repo = ScriptedRepo.create(tmp_path)
+    repo.write("app/core.py", numbered(10))
+    repo.commit("base")
+    return repo.path()
+
+
+def test_add_registers_a_watched_repository_with_every_setting(clone: Path) -> None:
+    hook = "https://hooks.example/radar"
+    settings = ["--scope", "team-a", "--base", "trunk", "--webhook", hook, "--profile", "ecc-v0"]
+    out = _run("add", "web", "--path", str(clone), "--watch", *settings)
+    assert out.startswith("registered web (scope team-a")
+    repo = Repository.objects.get()
+    assert (repo.scope, repo.base_branch, repo.profile, repo.webhook_url) == (
+        "team-a",
+        "trunk",
+        "ecc-v0",
+        hook,
+    )
+    assert repo.watch
+    assert Path(repo.path) == clone.resolve()
+
+
+def test_add_without_a_scope_uses_the_name_and_needs_no_clone() -> None:
+    _run("add", "web", "--path", "/srv/not-here-yet")
+    repo = Repository.objects.get()
+    assert (repo.scope, repo.path, repo.watch) == ("web", "/srv/not-here-yet", False)
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        (["add", "Not A Slug"], "NAME"),
+        (["add", "web", "--watch"], "--path"),
+        (["add", "web", "--watch", "--path", "/nonexistent"], "--path"),
+        (["add", "web", "--webhook", "hooks.example"], "--webhook"),
+        (["add", "web", "--profile", "fast"], "--profile"),
+        (["add", "web", "--base=-x"], "--base"),
+        (["add", "web", "--base", "a b"], "--base"),
+        (["add", "existing"], "NAME"),
+    ],
+)
+def test_bad_input_is_one_line_naming_the_flag_and_stores_nothing(args: list[str], flag: str):
+    make_repository("existing", scope="team-a")
+    before = _stored()
+    with pytest.raises(CommandError) as caught:
+        _run(*args)
+    message = str(caught.value)
+    assert message.startswith(f"{flag}: ")
+    assert "\n" not in message
+    assert _stored() == before
+
+
+def test_a_watched_path_outside_git_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(CommandError, match=r"--path: not a git repository"):
+        _run("add", "web", "--watch", "--path", str(tmp_path))
+    assert not Repository.objects.exists()
+
+
+def test_list_shows_every_repository_with_its_agent_count() -> None:
+    web = make_repository("web", scope="team-a", watch=True, path="/srv/web")
+    make_repository("vault", scope="team-b")
+    Agent.objects.create(repository=web, agent_id="feature/login")
+    lines = _run("list").splitlines()
+    assert [line.split()[0] for line in lines] == ["vault", "web"]
+    assert "1 agent(s)" in lines[1]
+    assert "watch" in lines[1]
+    assert lines[1].endswith("/srv/web")
+
+
+def test_remove_needs_yes_and_then_deletes_the_agents_too() -> None:
+    web = make_repository("web", scope="team-a")
+    Agent.objects.create(repository=web, agent_id="a1")
+    with pytest.raises(CommandError, match="deletes its 1 agent"):
+        _run("remove", "web")
+    assert Repository.objects.filter(name="web").exists()
+    assert _run("remove", "web", "--yes").strip() == "removed web"
+    assert not Repository.objects.exists()
+    assert not Agent.objects.exists()
+
+
+def test_removing_an_unknown_repository_is_one_line() -> None:
+    with pytest.raises(CommandError, match=r"^NAME: no repository named 'nope'$"):
+        _run("remove", "nope", "--yes")
