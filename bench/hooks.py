@@ -1,7 +1,10 @@
 """Latency of a pre-edit hook, process start to answer, with 10 agents on one repository.
 
-Run: ``.venv/bin/python -m tests.servers .venv/bin/python -m bench.hooks`` (the server figure
-needs PostgreSQL and Redis; without them only the local figures are printed). Targets from
+Run: ``.venv/bin/python -m tests.servers .venv/bin/python -m bench.hooks --agent-venv`` (the
+server figure needs PostgreSQL and Redis; without them only the local figures are printed).
+``--agent-venv`` measures ``radar`` as an agent's machine has it: a fresh virtual environment
+(``var/bench-agent-venv``) with ``pip install .``, the light core only (numpy, scipy; no
+Django), compiled at install; without it, this environment's editable install is used. Targets from
 issue 13: p95 <= 150 ms against a running server, <= 300 ms reading local worktrees. The
 baseline is ``manage.py radar check FILE``, the only pre-edit answer before, measured in the
 same run on the same repository. Every figure spawns a fresh process, as a harness does.
@@ -26,6 +29,26 @@ from tests.sources.gitrepo import ScriptedRepo, numbered  # noqa: E402
 
 BIN = Path(sys.executable).parent
 AGENTS = 10
+AGENT_VENV = ROOT / "var" / "bench-agent-venv"
+
+
+def agent_install() -> Path:
+    """``radar`` from a plain ``pip install .`` in its own environment (built once)."""
+    radar = AGENT_VENV / "bin" / "radar"
+    if not radar.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(AGENT_VENV)], check=True)
+        pip = [str(AGENT_VENV / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+        subprocess.run([*pip, str(ROOT)], check=True)
+    server_side = ("django", "celery", "torch", "sentence_transformers")
+    probe = f"import importlib.util as u; print([m for m in {server_side!r} if u.find_spec(m)])"
+    found = subprocess.run(
+        [str(AGENT_VENV / "bin" / "python"), "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert found == "[]", f"the agent install pulled in server packages: {found}"
+    return radar
 
 
 def build(tmp: Path) -> ScriptedRepo:
@@ -90,7 +113,9 @@ def line(name: str, ms: list[float], baseline: float | None = None) -> None:
     print(f"{name:<44} p50 {p50:7.1f} ms   p95 {p95:7.1f} ms{ratio}")
 
 
-def server_figures(repo: ScriptedRepo, env: dict[str, str], n: int, baseline: float) -> None:
+def server_figures(
+    repo: ScriptedRepo, env: dict[str, str], n: int, baseline: float, radar: Path
+) -> None:
     from bench.stack import bench_env, running_stack, setup_django
 
     stack_env = bench_env()
@@ -114,12 +139,12 @@ def server_figures(repo: ScriptedRepo, env: dict[str, str], n: int, baseline: fl
         for k in range(AGENTS):
             token_file = repo.root.parent / f"token{k}"
             token_file.write_text(tokens[k])
-            report = [str(BIN / "radar"), "report", *flags, "--token-file", str(token_file)]
+            report = [str(radar), "report", *flags, "--token-file", str(token_file)]
             subprocess.run(
                 report, cwd=repo.path(f"agent{k}"), env=env, check=True, capture_output=True
             )
         hook = [
-            str(BIN / "radar"),
+            str(radar),
             "hook",
             "claude",
             *flags,
@@ -145,13 +170,16 @@ def server_figures(repo: ScriptedRepo, env: dict[str, str], n: int, baseline: fl
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--agent-venv", action="store_true", help="measure a plain pip install")
     args = parser.parse_args()
+    radar = agent_install() if args.agent_venv else BIN / "radar"
+    print(f"radar: {radar}")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     with tempfile.TemporaryDirectory() as tmp:
         env["RADAR_STATE_DIR"] = str(Path(tmp) / "state")
         repo = build(Path(tmp))
         me = repo.path("agent0")
-        hook = [str(BIN / "radar"), "hook", "claude"]
+        hook = [str(radar), "hook", "claude"]
         deny, clear = payload(me, "line 12\n"), payload(me, "line 150\n")
         timed(hook, stdin=deny, cwd=me, env=env, n=2)  # compile bytecode once, as an install does
         check = [
@@ -182,7 +210,7 @@ def main() -> None:
             base,
         )
         if os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL"):
-            server_figures(repo, env, args.runs, base)
+            server_figures(repo, env, args.runs, base, radar)
         else:
             print("server figures skipped: run through `python -m tests.servers`")
 

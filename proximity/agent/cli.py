@@ -170,7 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
     if args.command == "hook":
         return _hook(args)  # never anything but 0, whatever happens inside
-    from proximity.agent.client import ServerError
+    from proximity.agent.errors import ServerError
     from proximity.sources.git import GitError
 
     try:

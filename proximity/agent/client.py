@@ -6,19 +6,14 @@ line: the status and the server's ``detail`` (a non-200 is never read as "nothin
 
 from __future__ import annotations
 
+import http.client
 import json
 import urllib.parse
 from typing import Any
 
+from proximity.agent.errors import ServerError
+
 __all__ = ["ApiClient", "ServerError"]
-
-
-class ServerError(RuntimeError):
-    """The server could not be reached or refused the request; ``status`` 0 when unreachable."""
-
-    def __init__(self, message: str, status: int = 0) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 def quote(segment: str) -> str:
@@ -32,29 +27,33 @@ class ApiClient:
         self.token = token
         self.timeout = timeout
 
-    def request(self, method: str, path: str, body: object | None = None) -> Any:
-        import urllib.error  # imported here: a hook answered locally never loads http.client
-        import urllib.request
+    def _connection(self) -> http.client.HTTPConnection:
+        parts = urllib.parse.urlsplit(self.base)
+        if parts.scheme not in {"http", "https"} or not parts.hostname:
+            raise ServerError(f"server {self.base!r}: expected http(s)://host[:port]")
+        if parts.scheme == "https":
+            return http.client.HTTPSConnection(parts.hostname, parts.port, timeout=self.timeout)
+        return http.client.HTTPConnection(parts.hostname, parts.port, timeout=self.timeout)
 
+    def request(self, method: str, path: str, body: object | None = None) -> Any:
+        # http.client, not urllib.request: the hook pays every import on every edit, and
+        # urllib.request adds proxy discovery, cookies and the mail parser it never needs.
         data = None if body is None else json.dumps(body).encode("utf-8")
-        req = urllib.request.Request(  # noqa: S310 -- the URL is the configured server
-            self.base + path,
-            data=data,
-            method=method,
-            headers={
-                "Authorization": f"Bearer {self.token}",
-                "Content-Type": "application/json",
-                "Accept": "application/json",
-            },
-        )
+        prefix = urllib.parse.urlsplit(self.base).path.rstrip("/")
+        headers = {"Authorization": f"Bearer {self.token}", "Accept": "application/json"}
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        connection = self._connection()
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as response:  # noqa: S310
-                raw = response.read()
-        except urllib.error.HTTPError as exc:
-            raise ServerError(f"{method} {path}: {exc.code} {_detail(exc)}", exc.code) from None
-        except (urllib.error.URLError, OSError, TimeoutError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise ServerError(f"cannot reach {self.base}: {reason}") from None
+            connection.request(method, prefix + path, body=data, headers=headers)
+            response = connection.getresponse()
+            status, raw = response.status, response.read()
+        except (OSError, http.client.HTTPException) as exc:
+            raise ServerError(f"cannot reach {self.base}: {exc}") from None
+        finally:
+            connection.close()
+        if not 200 <= status < 300:
+            raise ServerError(f"{method} {path}: {status} {_detail(raw)}", status)
         try:
             return json.loads(raw) if raw else None
         except ValueError:
@@ -91,11 +90,11 @@ class ApiClient:
         return self.request("POST", f"/api/tasks/{quote(task_id)}/versions", body)
 
 
-def _detail(exc: Any) -> str:
+def _detail(raw: bytes) -> str:
     try:
-        payload = json.loads(exc.read() or b"{}")
+        payload = json.loads(raw or b"{}")
     except ValueError:
-        return exc.reason or ""
+        return " ".join(raw[:200].decode("utf-8", "replace").split())
     if not isinstance(payload, dict):
         return ""
     field = f" (field {payload['field']})" if payload.get("field") else ""

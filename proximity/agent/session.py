@@ -7,17 +7,45 @@ repository name) every question goes to it; otherwise the worktrees on this mach
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from proximity.agent.client import ApiClient, ServerError
 from proximity.agent.config import RadarConfig, load_config
 from proximity.agent.edits import PlannedEdit
+from proximity.agent.errors import ServerError
 from proximity.agent.findings import CheckResult
 from proximity.agent.state import LocalState
 from proximity.agent.worktree import AskingWorktree, engine_entries, find_worktree, merge_base
 
+if TYPE_CHECKING:
+    from proximity.agent.client import ApiClient
+
 __all__ = ["AgentSession", "ServerError"]
+
+
+def _in_thread(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Start ``fn`` on a thread; the returned callable joins it and gives its result."""
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = fn(*args, **kwargs)
+        except BaseException as exc:  # re-raised in the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+
+    def result() -> Any:
+        thread.join()
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
+    return result
 
 
 @dataclass
@@ -40,6 +68,8 @@ class AgentSession:
     def client(self) -> ApiClient | None:
         server, token = self.config.server, self.config.token
         if self._client is None and self.config.remote and server and token:
+            from proximity.agent.client import ApiClient  # only where a server answers
+
             timeout = self.config.policy.timeout_seconds
             self._client = ApiClient(server, token, timeout=timeout)
         return self._client
@@ -64,14 +94,16 @@ class AgentSession:
         planned = self.planned(edits)
         if not planned:
             return CheckResult(self.agent_id, str(self.worktree.top), source="none")
-        if self.client is None:
+        if not self.config.remote:
             return self._local_check(planned)
-        body = {
-            "repository": self.config.repository,
-            "agentId": self.agent_id,
-            "files": engine_entries(self.worktree, planned, base=self.config.base),
-        }
-        return CheckResult.from_json(self.client.check(body))
+        # git maps the planned lines while the HTTP client is imported (a hook's whole life is
+        # about as long as the two together).
+        files = _in_thread(engine_entries, self.worktree, planned, base=self.config.base)
+        client = self.client
+        if client is None:  # unreachable: a remote configuration always gives a client
+            raise ServerError("no server configured")
+        body = {"repository": self.repository, "agentId": self.agent_id, "files": files()}
+        return CheckResult.from_json(client.check(body))
 
     @property
     def state(self) -> LocalState:
@@ -86,7 +118,9 @@ class AgentSession:
 
         base = self.config.base
         with ThreadPoolExecutor(max_workers=2) as pool:
-            sets = pool.submit(read_working_sets, self.worktree.top, base=base, max_workers=8)
+            # One git process per core: more only steal the core numpy's import runs on.
+            workers = os.cpu_count() or 2
+            sets = pool.submit(read_working_sets, self.worktree.top, base=base, max_workers=workers)
             files = pool.submit(engine_entries, self.worktree, planned, base=base)
             from proximity.agent.local import local_check  # numpy only when answered here
 

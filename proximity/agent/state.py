@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import time
@@ -50,6 +49,8 @@ class LocalState:
     """Acknowledgements of one repository: ``(agent, other) -> expiry``, with a note."""
 
     def __init__(self, common_dir: str | Path) -> None:
+        import hashlib  # imported here: most hooks never open the state
+
         digest = hashlib.sha256(str(Path(common_dir).resolve()).encode()).hexdigest()[:16]
         self.folder = state_root() / digest
         self.path = self.folder / "acks.json"

@@ -11,8 +11,7 @@ from pathlib import Path
 
 from proximity.engine.diff import parse_raw_patch
 from proximity.engine.planned import planned_base_hunks
-from proximity.sources.git._run import GitError, git_text
-from proximity.sources.git.workingset import _DIFF_ARGS
+from proximity.sources.git._run import DIFF_ARGS, GitError, git_text
 
 __all__ = ["AskingWorktree", "engine_entries", "find_worktree", "merge_base"]
 
@@ -90,7 +89,7 @@ def engine_entries(
     hunks = {}
     wanted = sorted({p for p, lines, _ in planned if lines})
     if base_commit and wanted:
-        text = git_text(worktree.top, [*_DIFF_ARGS, base_commit, "--", *wanted])
+        text = git_text(worktree.top, [*DIFF_ARGS, base_commit, "--", *wanted])
         hunks = {d.path: d.hunks for d in parse_raw_patch(text)}
     out: list[dict[str, object]] = []
     for path, lines, kind in planned:

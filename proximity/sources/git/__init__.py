@@ -1,20 +1,25 @@
-"""Git adapters: worktree discovery, working sets and dry-run merges. Read-only by design."""
+"""Git adapters: worktree discovery, working sets and dry-run merges. Read-only by design.
+
+The submodules load on first use (PEP 562): a pre-edit hook imports this package on every
+edit and usually needs only the runner (``_run``), never the merger or the working-set reader.
+"""
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from proximity.sources.git._run import GitError
-from proximity.sources.git.workingset import (
-    WorkingFile,
-    WorkingSet,
-    read_working_set,
-    read_working_sets,
-)
-from proximity.sources.git.worktrees import Worktree, discover_worktrees, explicit_worktrees
 
 if TYPE_CHECKING:
     from proximity.sources.git.dryrun import Conflict, DryRun, dry_run_conflicts
+    from proximity.sources.git.workingset import (
+        WorkingFile,
+        WorkingSet,
+        read_working_set,
+        read_working_sets,
+    )
+    from proximity.sources.git.worktrees import Worktree, discover_worktrees, explicit_worktrees
 
 __all__ = [
     "Conflict",
@@ -30,12 +35,21 @@ __all__ = [
     "read_working_sets",
 ]
 
+_HOME = {
+    "Conflict": "dryrun",
+    "DryRun": "dryrun",
+    "dry_run_conflicts": "dryrun",
+    "WorkingFile": "workingset",
+    "WorkingSet": "workingset",
+    "read_working_set": "workingset",
+    "read_working_sets": "workingset",
+    "Worktree": "worktrees",
+    "discover_worktrees": "worktrees",
+    "explicit_worktrees": "worktrees",
+}
+
 
 def __getattr__(name: str) -> Any:
-    # The dry-run merger (tempfile, shutil, thread pools) loads on first use: a pre-edit hook
-    # imports this package on every edit and never merges.
-    if name in {"Conflict", "DryRun", "dry_run_conflicts"}:
-        from proximity.sources.git import dryrun
-
-        return getattr(dryrun, name)
+    if name in _HOME:
+        return getattr(import_module(f"proximity.sources.git.{_HOME[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

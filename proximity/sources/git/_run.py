@@ -7,7 +7,13 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-__all__ = ["GitError", "git", "git_text"]
+__all__ = ["DIFF_ARGS", "GitError", "git", "git_text"]
+
+# The diff every reader parses (proximity.engine.diff): raw records plus -U0 hunks on both sides.
+DIFF_ARGS = [
+    "diff", "--raw", "-p", "-U0", "-M", "--no-color", "--no-ext-diff", "--no-textconv",
+    "--no-relative", "--src-prefix=a/", "--dst-prefix=b/", "--ignore-submodules=all",
+]  # fmt: skip
 
 _TIMEOUT_S = 30.0
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from proximity.engine.diff import FileDiff, parse_raw_patch
-from proximity.sources.git._run import GitError, git, git_text
+from proximity.sources.git._run import DIFF_ARGS, GitError, git, git_text
 from proximity.sources.git.worktrees import (
     Worktree,
     branch_descriptions,
@@ -27,10 +27,6 @@ from proximity.sources.git.worktrees import (
 
 __all__ = ["WorkingFile", "WorkingSet", "read_working_set", "read_working_sets"]
 
-_DIFF_ARGS = [
-    "diff", "--raw", "-p", "-U0", "-M", "--no-color", "--no-ext-diff", "--no-textconv",
-    "--no-relative", "--src-prefix=a/", "--dst-prefix=b/", "--ignore-submodules=all",
-]  # fmt: skip
 _BINARY_SNIFF = 8000  # git's own heuristic: a NUL in the first 8000 bytes means binary
 
 
@@ -188,7 +184,7 @@ def _read(worktree: Worktree, base: str) -> WorkingSet:
     root = Path(worktree.path)
     merge_base = _merge_base(root, base, worktree)
     head = worktree.head or git_text(root, ["rev-parse", "HEAD"]).strip()
-    diffs = parse_raw_patch(git_text(root, [*_DIFF_ARGS, merge_base, "--"]))
+    diffs = parse_raw_patch(git_text(root, [*DIFF_ARGS, merge_base, "--"]))
     untracked = git_text(root, ["ls-files", "-z", "--others", "--exclude-standard"]).split("\0")
     times, stamps, commits = _branch_log(root, merge_base, head)
     files = [_tracked_file(d, root, times) for d in diffs]
