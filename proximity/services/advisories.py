@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.db import transaction
 from django.utils import timezone
 
 from proximity.exceptions import NotFoundError
@@ -140,8 +141,14 @@ def advisory_acknowledge(
     if advisory.state not in LIVE:
         return advisory
     entry = {"by": principal.name, "at": timezone.now().isoformat(), "note": note[:500]}
-    advisory.acknowledged_by = [*advisory.acknowledged_by, entry]
-    advisory.state = ProximityAdvisory.State.ACKNOWLEDGED
-    advisory.acknowledged_at = advisory.acknowledged_at or timezone.now()
-    advisory.save(update_fields=["acknowledged_by", "state", "acknowledged_at"])
-    return advisory
+    with transaction.atomic():
+        # The list is rewritten whole: lock the row and append to what is stored now, or two
+        # concurrent acknowledgements would each keep only their own entry.
+        locked = ProximityAdvisory.objects.select_for_update().get(pk=advisory.pk)
+        if locked.state not in LIVE:
+            return locked
+        locked.acknowledged_by = [*locked.acknowledged_by, entry]
+        locked.state = ProximityAdvisory.State.ACKNOWLEDGED
+        locked.acknowledged_at = locked.acknowledged_at or timezone.now()
+        locked.save(update_fields=["acknowledged_by", "state", "acknowledged_at"])
+    return locked

@@ -81,3 +81,43 @@ def test_advisories_carry_a_labelled_calibrated_probability(watched) -> None:
     assert "locally selected" in pair.calibration_label
     assert "pypa/pip" in pair.calibration_label
     assert "fitted with scorer" not in pair.calibration_label  # the map matches SCORER_VERSION
+
+
+def test_committing_never_hands_right_of_way_to_the_other_side(tmp_path) -> None:
+    """alice edits line 22 first, bob later; alice commits after bob's edit. alice still holds.
+
+    The reader dates uncommitted work by file times and committed work by commit times, so
+    alice's start moved from her first edit to her commit, after bob's edit (issue 16, item 3).
+    """
+    import os
+
+    from tests.sources.gitrepo import EPOCH, ScriptedRepo, numbered, run_git
+
+    scripted = ScriptedRepo.create(tmp_path)
+    scripted.write("core.py", numbered(40))
+    scripted.commit("base")
+    for name, stamp in (("alice", EPOCH + 10_000), ("bob", EPOCH + 20_000)):
+        scripted.add_worktree(name)
+        scripted.replace_lines("core.py", 22, 22, worktree=name, tag=name)
+        os.utime(scripted.path(name) / "core.py", (stamp, stamp))
+    repo = Repository.objects.create(
+        name="row", scope="team-a", path=str(scripted.root), base_branch="main", watch=True
+    )
+
+    def holder() -> str:
+        repository_watch_tick(repository_id=repo.pk)
+        scan_run(repository_id=repo.pk)
+        advisory = ProximityAdvisory.objects.get(state__in=["open", "acknowledged"])
+        assert advisory.band == "resolution"
+        return advisory.hold.agent_id
+
+    assert holder() == "alice"
+    when = f"@{EPOCH + 30_000} +0000"  # after bob's edit
+    run_git(
+        scripted.path("alice"),
+        "commit",
+        "-qam",
+        "alice's fix",
+        env={"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when},
+    )
+    assert holder() == "alice"
