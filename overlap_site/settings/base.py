@@ -140,6 +140,8 @@ OVERLAP_WORKING_SET_TTL_SECONDS = env_int("OVERLAP_WORKING_SET_TTL_SECONDS", 360
 OVERLAP_EDIT_ACK_TTL_SECONDS = env_int("OVERLAP_EDIT_ACK_TTL_SECONDS", 14400, minimum=60)
 OVERLAP_WATCH_INTERVAL_SECONDS = env_int("OVERLAP_WATCH_INTERVAL_SECONDS", 30, minimum=1)
 OVERLAP_EMBEDDING_MODEL_DIR = env_str("OVERLAP_EMBEDDING_MODEL_DIR")
+# /api/health and /health/ share one run of the checks (worker ping, git) for this long.
+OVERLAP_HEALTH_CACHE_SECONDS = env_int("OVERLAP_HEALTH_CACHE_SECONDS", 15, minimum=0)
 OVERLAP_NLI_MODEL_DIR = env_str("OVERLAP_NLI_MODEL_DIR")
 
 LOGGING = {
@@ -165,6 +167,10 @@ def _env_rate(name: str, default: str) -> str:
 # Rate limits ("<count>/<s|min|hour|day>"): reports per token, failed token checks per address.
 OVERLAP_REPORT_RATE = _env_rate("OVERLAP_REPORT_RATE", "120/min")
 OVERLAP_AUTH_FAILURE_RATE = _env_rate("OVERLAP_AUTH_FAILURE_RATE", "30/min")
+# Proxies in front of the web server whose X-Forwarded-For entries are trusted when rate
+# limits key on the client's address (ninja reads NINJA_NUM_PROXIES). 0: the address is
+# REMOTE_ADDR, and a client cannot pick its own by sending the header.
+NINJA_NUM_PROXIES = env_int("OVERLAP_TRUSTED_PROXIES", 0, minimum=0)
 
 # Retention (days; 0 keeps forever). Advisories and adjudications are never pruned.
 OVERLAP_RETAIN_SNAPSHOT_DAYS = env_int("OVERLAP_RETAIN_SNAPSHOT_DAYS", 14, minimum=0)

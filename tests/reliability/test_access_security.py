@@ -161,3 +161,30 @@ def test_production_cookies_are_secure_and_http_only() -> None:
         check=True,
     )
     assert result.stdout.split() == ["True", "True", "True", "True", "False"]
+
+
+def test_a_forged_forwarded_for_header_does_not_escape_the_failure_limit(client, settings) -> None:
+    settings.OVERLAP_AUTH_FAILURE_RATE = "3/min"
+    address = f"10.8.{secrets.randbelow(250)}.{secrets.randbelow(250)}"
+    codes = [
+        client.get(
+            "/api/repositories",
+            HTTP_AUTHORIZATION=f"Bearer guess{n}",
+            HTTP_X_FORWARDED_FOR=f"203.0.113.{n}",
+            REMOTE_ADDR=address,
+        ).status_code
+        for n in range(6)
+    ]
+    assert codes == [401, 401, 401, 429, 429, 429]
+
+
+def test_task_declarations_are_rate_limited_per_token(lead, post_json, settings) -> None:
+    settings.OVERLAP_REPORT_RATE = "2/min"
+    body = {
+        "scope": "team-a",
+        "objective": "Add CSV export to the report page",
+        "deliverable": "an export button and its endpoint",
+        "acceptance": ["a test passes"],
+    }
+    codes = [post_json("/api/tasks", body, lead).status_code for _ in range(3)]
+    assert codes == [201, 201, 429]

@@ -16,6 +16,7 @@ from proximity.api.schemas import (
     TaskReviseIn,
     TaskVersionOut,
 )
+from proximity.api.throttles import TokenRateThrottle
 from proximity.exceptions import NotFoundError
 from proximity.selectors.tasks import (
     latest_run,
@@ -26,7 +27,15 @@ from proximity.selectors.tasks import (
 from proximity.services.tasks import TaskDeclaration, task_declare, task_revise
 
 router = Router(tags=["tasks"], auth=TokenAuth())
-ERRORS = {401: ErrorOut, 404: ErrorOut, 409: ErrorOut, 413: ErrorOut, 422: ErrorOut, 503: ErrorOut}
+ERRORS = {
+    401: ErrorOut,
+    404: ErrorOut,
+    409: ErrorOut,
+    413: ErrorOut,
+    422: ErrorOut,
+    429: ErrorOut,
+    503: ErrorOut,
+}
 
 
 def _declaration(body: TaskIn) -> TaskDeclaration:
@@ -50,6 +59,7 @@ def _declaration(body: TaskIn) -> TaskDeclaration:
     response={201: TaskVersionOut, **ERRORS},
     by_alias=True,
     summary="Declare a task (work version 1); its overlap run is scheduled",
+    throttle=[TokenRateThrottle("OVERLAP_REPORT_RATE", "tasks")],
 )
 def declare_task(request: HttpRequest, body: TaskDeclareIn) -> Status[TaskVersionOut]:
     version = task_declare(
@@ -63,6 +73,7 @@ def declare_task(request: HttpRequest, body: TaskDeclareIn) -> Status[TaskVersio
     response={201: TaskVersionOut, **ERRORS},
     by_alias=True,
     summary="Revise a task: a new work version, never an overwrite",
+    throttle=[TokenRateThrottle("OVERLAP_REPORT_RATE", "tasks")],
 )
 def revise_task(request: HttpRequest, task_id: str, body: TaskReviseIn) -> Status[TaskVersionOut]:
     version = task_revise(
