@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
 
 from proximity.models import Principal
 from proximity.services.adjudications import adjudicators_group_setup
@@ -38,6 +39,9 @@ class Command(BaseCommand):
     help = "Create the demo logins (lead and reviewer / radar-demo) and the demo airspace."
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if not settings.DEBUG:
+            # The password is published in the README: never on a site that is not a local demo.
+            raise CommandError("load_demo creates logins with a published password; DEBUG is off")
         lead = _principal("demo-lead", _login(DEMO_USER, superuser=True))
         reviewer = _login(REVIEWER, superuser=False)
         reviewer.groups.add(adjudicators_group_setup())

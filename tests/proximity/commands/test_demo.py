@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def test_demo_replay_fills_the_board_with_each_kind_of_advisory(tmp_path, in_process_tasks):
     out = io.StringIO()
-    with override_settings(VAR_DIR=tmp_path):
+    with override_settings(VAR_DIR=tmp_path, DEBUG=True):  # the demo runs locally
         call_command("demo", "--no-server", "--step-seconds", "0", stdout=out)
     text = out.getvalue()
     assert "demo step 10/10: alpha commits its validation work" in text

@@ -12,6 +12,22 @@ from proximity.services.demo import DEMO_REPOSITORY
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def _local_demo(request, settings):
+    # load_demo runs only where DEBUG is on (the local demo), as `make demo` has it.
+    settings.DEBUG = "refused" not in request.node.name
+
+
+def test_load_demo_is_refused_with_debug_off_and_creates_no_login():
+    from django.contrib.auth import get_user_model
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="DEBUG is off"):
+        call_command("load_demo")
+    assert not get_user_model().objects.exists()
+    assert not Principal.objects.exists()
+
+
 def test_load_demo_gives_every_band_and_is_idempotent():
     call_command("load_demo")
     call_command("load_demo")
