@@ -134,7 +134,7 @@ def _fmt_seconds(value: float) -> str:
 def bench(
     world: World, profiles: list[str], sizes_n: tuple[int, ...], budget: float, limit: float
 ) -> list[str]:
-    graphs = {"world": graph_adjacency(world.adjacency, "graph")}
+    graphs = {"world": graph_adjacency({"adjacency": world.adjacency}, "graph")}
     rows = []
     for profile in profiles:
         for f in SIZES_F:

@@ -10,6 +10,34 @@ import pytest
 from django.conf import settings
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+LOUD_SUITES = ("browser", "integration")  # whole tiers that skip when their tools are missing
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    return reason.removeprefix("Skipped: ")
+
+
+def skipped_suites_line(skipped: list[pytest.TestReport]) -> str | None:
+    parts = []
+    for suite in LOUD_SUITES:
+        reports = [r for r in skipped if suite in r.keywords]
+        if reports:
+            reasons = " | ".join(sorted({_skip_reason(r) for r in reports}))
+            parts.append(f"{suite} ({len(reports)} skipped: {reasons})")
+    return f"SKIPPED SUITES: {'; '.join(parts)}" if parts else None
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    # Written here, after pytest's own summary, so a run ends with this line: a whole tier that
+    # did not run cannot scroll past unnoticed. Nothing is written when no such tier skipped.
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return
+    line = skipped_suites_line(reporter.stats.get("skipped", []))
+    if line:
+        reporter.write_line(line, red=True, bold=True)
 
 
 def services_missing() -> list[str]:

@@ -3,6 +3,10 @@
 Found by bench/load.py: under 40 reports/s the debounce chain stalled. The report's "was it
 empty?" update ran before the scan cleared the request, its "refresh the time" update after;
 the request was then set again with nobody scheduled to scan it (until the periodic sweep).
+
+Both sides are the production code: ``scan_run`` (its ``_store`` locks the repository row and
+``_finish_request`` clears the request) and ``scan_request``. The scan is held inside its
+transaction, after the row lock, by pausing the first call it makes once it holds the lock.
 """
 
 from __future__ import annotations
@@ -10,40 +14,64 @@ from __future__ import annotations
 import threading
 import time
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.db import connection, transaction
 from django.utils import timezone
 
-from proximity.models import ProximityScan, Repository
+from proximity.models import ProximityScan
+from proximity.services import scans
 from proximity.services.scan_requests import scan_request
+from proximity.services.scans import scan_run
 from tests.factories import make_repository
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 
+def _wait_for_a_lock_wait(timeout: float = 10.0) -> bool:
+    """True once some other backend of this database waits on a row lock."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            )
+            if cursor.fetchone()[0]:
+                return True
+        time.sleep(0.02)
+    return False
+
+
 @pytest.mark.usefixtures("in_process_tasks")
-def test_a_request_refreshed_while_a_scan_clears_it_is_scheduled() -> None:
+def test_a_request_refreshed_while_a_scan_clears_it_is_scheduled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     t0 = timezone.now() - timedelta(seconds=5)
     repo = make_repository("web", scope="team-a", scan_requested_at=t0)
     locked, release = threading.Event(), threading.Event()
+    apply_scan = scans.advisories_apply_scan
+
+    def held_after_the_row_lock(**kwargs: Any) -> Any:
+        # _store calls this right after select_for_update: the row lock is held until commit.
+        if not locked.is_set():
+            locked.set()
+            release.wait(10)
+        return apply_scan(**kwargs)
+
+    monkeypatch.setattr(scans, "advisories_apply_scan", held_after_the_row_lock)
+    finished: list[ProximityScan | None] = []
 
     def finishing_scan() -> None:
-        # What scans._store/_finish_request do: lock the row, clear the request, commit.
         try:
-            with transaction.atomic():
-                Repository.objects.select_for_update(no_key=True).get(pk=repo.pk)
-                locked.set()
-                release.wait(10)
-                Repository.objects.filter(pk=repo.pk, scan_requested_at=t0).update(
-                    scan_requested_at=None
-                )
+            finished.append(scan_run(repository_id=repo.pk))
         finally:
             connection.close()
 
     scan = threading.Thread(target=finishing_scan)
     scan.start()
-    assert locked.wait(10)
+    assert locked.wait(10), "the scan never reached its row lock"
     outcome: list[bool] = []
 
     def report() -> None:
@@ -55,12 +83,17 @@ def test_a_request_refreshed_while_a_scan_clears_it_is_scheduled() -> None:
 
     reporter = threading.Thread(target=report)
     reporter.start()
-    time.sleep(0.5)  # the report is now waiting on the scan's row lock
-    release.set()
-    scan.join(10)
-    reporter.join(10)
+    try:
+        # the report's "refresh the time" UPDATE now waits on the scan's row lock
+        assert _wait_for_a_lock_wait(), "the report never waited on the scan's row lock"
+    finally:
+        release.set()
+        scan.join(10)
+        reporter.join(10)
+    assert [row.status for row in finished if row] == [ProximityScan.Status.DONE]
     assert outcome == [True], "a pending request with no scan scheduled: the chain stalled"
-    # The scheduled scan ran (tasks in-process) and cleared the request.
+    # The report's request (newer than t0) was scanned by the scan it scheduled (tasks run
+    # in-process), which found the stored result and cleared the request.
     repo.refresh_from_db()
     assert repo.scan_requested_at is None
-    assert ProximityScan.objects.filter(repository=repo, status="done").exists()
+    assert ProximityScan.objects.filter(repository=repo, status="done").count() == 1

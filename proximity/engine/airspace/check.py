@@ -47,7 +47,7 @@ def check_agent(
     """
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose one of {sorted(PROFILES)}")
-    parsed = parse_airspace(airspace)
+    parsed = parse_airspace(airspace, lenient=PROFILES[profile].reference_input)
     ids = [a.agent_id for a in parsed.agents]
     if agent_id not in ids:
         raise AirspaceInputError("agentId", f"{agent_id!r} is not an agent of the airspace")

@@ -1,7 +1,10 @@
 """Validate the reference's JSON shapes into the data model (ECC-PROXIMITY.md sections 2 and 3).
 
 Every rejection raises :class:`AirspaceInputError` naming the offending field, so the command
-line can print one line and exit 2 before anything is written.
+line can print one line and exit 2 before anything is written. ``lenient=True`` (the ecc-v0
+profile) accepts three shapes the reference accepts and the default refuses: a reversed line
+range (normalised), an agent with a missing, null or empty ``agentId`` (dropped), and a bare
+adjacency object as ``graph`` (docs/DECISIONS.md, "ecc-v0 accepts what the reference accepts").
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ __all__ = ["graph_adjacency", "parse_airspace"]
 _STATUSES = frozenset("AMDRCT")
 
 
-def _pairs(value: Any, field: str, *, hunks: bool) -> tuple[Range, ...]:
+def _pairs(value: Any, field: str, *, hunks: bool, lenient: bool = False) -> tuple[Range, ...]:
     if not isinstance(value, list):
         raise AirspaceInputError(field, "must be a list of [a, b] pairs")
     # Fast path for well-formed input (thousands of files per scan); on the first doubtful item
@@ -54,7 +57,9 @@ def _pairs(value: Any, field: str, *, hunks: bool) -> tuple[Range, ...]:
             raise AirspaceInputError(where, "must be a pair")
         first, second = integer(item[0], where), integer(item[1], where)
         if not hunks and first > second:
-            raise AirspaceInputError(where, "start must not exceed end")
+            if not lenient:
+                raise AirspaceInputError(where, "start must not exceed end")
+            first, second = second, first  # the reference fixes reversed ranges with min/max
         out.append((first, second))
     return tuple(out)
 
@@ -63,7 +68,7 @@ def _optional(entry: Mapping[str, Any], key: str) -> Any:
     return entry.get(key)
 
 
-def _file(entry: Any, field: str) -> FileChange:
+def _file(entry: Any, field: str, *, lenient: bool) -> FileChange:
     if not isinstance(entry, Mapping):
         raise AirspaceInputError(field, "must be an object")
     lines = _optional(entry, "lines")
@@ -76,7 +81,9 @@ def _file(entry: Any, field: str) -> FileChange:
     touched = _optional(entry, "touchedAt")
     return FileChange(
         path=path_field(entry.get("path"), f"{field}.path"),
-        lines=None if lines is None else _pairs(lines, f"{field}.lines", hunks=False),
+        lines=None
+        if lines is None
+        else _pairs(lines, f"{field}.lines", hunks=False, lenient=lenient),
         base_hunks=None if hunks is None else _pairs(hunks, f"{field}.baseHunks", hunks=True),
         status=None if status is None else status[0],
         old_path=None if old is None else path_field(old, f"{field}.oldPath"),
@@ -105,7 +112,7 @@ def _list(value: Any, field: str) -> list[Any]:
     return value
 
 
-def _agent(entry: Any, field: str) -> Agent:
+def _agent(entry: Any, field: str, *, lenient: bool) -> Agent:
     if not isinstance(entry, Mapping):
         raise AirspaceInputError(field, "must be an object")
     raw_id = entry.get("agentId")
@@ -122,16 +129,21 @@ def _agent(entry: Any, field: str) -> Agent:
         label=label if isinstance(label, str) and label else agent_id,
         started_at=started_text,
         started_at_ms=parse_time_ms(started_text),
-        files=tuple(_file(f, f"{field}.files[{k}]") for k, f in enumerate(files)),
+        files=tuple(_file(f, f"{field}.files[{k}]", lenient=lenient) for k, f in enumerate(files)),
         intent=tuple(_intent(i, f"{field}.intent[{k}]") for k, i in enumerate(intent)),
     )
 
 
-def graph_adjacency(graph: Any, field: str) -> dict[str, tuple[str, ...]]:
+def graph_adjacency(graph: Any, field: str, *, bare: bool = False) -> dict[str, tuple[str, ...]]:
+    """``{"adjacency": {file: [imported, ...]}}`` normalised; ``bare=True`` also takes the
+    adjacency object itself, as the reference's ``graph.adjacency || graph`` does."""
     if graph is None:
         return {}
     if not isinstance(graph, Mapping):
         raise AirspaceInputError(field, "must be an object")
+    if "adjacency" not in graph and graph and not bare:
+        # A bare object is ambiguous (a file may be called "adjacency"): the default refuses it.
+        raise AirspaceInputError(f"{field}.adjacency", 'is required: {"adjacency": {file: [...]}}')
     adj = graph.get("adjacency", graph)
     if not isinstance(adj, Mapping):
         raise AirspaceInputError(f"{field}.adjacency", "must be an object")
@@ -143,26 +155,37 @@ def graph_adjacency(graph: Any, field: str) -> dict[str, tuple[str, ...]]:
     return {key: tuple(value) for key, value in out.items()}
 
 
+def _has_no_id(entry: Any) -> bool:
+    # The reference keeps `a && a.agentId != null`; an empty id is dropped as well (its control
+    # pane never sends one), so every entry without a usable id is left out.
+    return not isinstance(entry, Mapping) or entry.get("agentId") in (None, "")
+
+
 def parse_airspace(
-    data: Any, *, graphs: Mapping[str, Mapping[str, tuple[str, ...]]] | None = None
+    data: Any,
+    *,
+    graphs: Mapping[str, Mapping[str, tuple[str, ...]]] | None = None,
+    lenient: bool = False,
 ) -> Airspace:
     """Validate ``{"agents", "graph", "options"}`` into an :class:`Airspace`.
 
     ``graphs`` maps a ``graphRef`` id to an already-parsed adjacency, so thousands of airspaces
-    can share one repository graph.
+    can share one repository graph. ``lenient`` accepts what the reference accepts (see the
+    module docstring); field names keep the input's indices.
     """
     if not isinstance(data, Mapping):
         raise AirspaceInputError("airspace", "must be a JSON object")
     raw_agents = data.get("agents")
     if not isinstance(raw_agents, list):
         raise AirspaceInputError("agents", "must be a list")
-    agents = tuple(_agent(a, f"agents[{k}]") for k, a in enumerate(raw_agents))
+    kept = [(k, a) for k, a in enumerate(raw_agents) if not (lenient and _has_no_id(a))]
+    agents = tuple(_agent(a, f"agents[{k}]", lenient=lenient) for k, a in kept)
     seen: set[str] = set()
-    for k, agent in enumerate(agents):
+    for (k, _), agent in zip(kept, agents, strict=True):
         if agent.agent_id in seen:
             raise AirspaceInputError(f"agents[{k}].agentId", "duplicates an earlier agent")
         seen.add(agent.agent_id)
-    adjacency = _graph(data, graphs)
+    adjacency = _graph(data, graphs, lenient=lenient)
     raw_options = data.get("options") or {}
     if not isinstance(raw_options, Mapping):
         raise AirspaceInputError("options", "must be an object")
@@ -170,11 +193,14 @@ def parse_airspace(
 
 
 def _graph(
-    data: Mapping[str, Any], graphs: Mapping[str, Mapping[str, tuple[str, ...]]] | None
+    data: Mapping[str, Any],
+    graphs: Mapping[str, Mapping[str, tuple[str, ...]]] | None,
+    *,
+    lenient: bool,
 ) -> Mapping[str, tuple[str, ...]]:
     ref = data.get("graphRef")
     if ref is None:
-        return graph_adjacency(data.get("graph"), "graph")
+        return graph_adjacency(data.get("graph"), "graph", bare=lenient)
     if graphs is None or not isinstance(ref, str) or ref not in graphs:
         raise AirspaceInputError("graphRef", "names no graph supplied with --graphs")
     return graphs[ref]

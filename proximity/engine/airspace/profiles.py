@@ -25,6 +25,8 @@ class Profile:
     ta: float
     ra: float
     overlap_floor: float | None = None
+    reference_input: bool = False
+    """Parse input as the reference does (``parse_airspace(..., lenient=True)``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +54,7 @@ PROFILES: Mapping[str, Profile] = {
         dependency_cap=6,
         ta=0.35,
         ra=0.7,
+        reference_input=True,  # same inputs as the reference, for migration (DECISIONS.md)
     ),
     "radar-v1": Profile(
         name="radar-v1",

@@ -122,10 +122,16 @@ def scan(
 ) -> dict[str, Any]:
     """Parse, score and embed one airspace; returns the output JSON object.
 
+    A profile with ``reference_input`` (ecc-v0) parses leniently, as the reference does:
+    reversed ranges are normalised, agents without an id dropped, a bare adjacency accepted.
+
     Raises
     ------
     AirspaceInputError
         On bad input, with ``.field`` naming the offending field.
     """
-    parsed = parse_airspace(airspace, graphs=graphs)
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}; choose one of {sorted(PROFILES)}")
+    lenient = PROFILES[profile].reference_input
+    parsed = parse_airspace(airspace, graphs=graphs, lenient=lenient)
     return scan_airspace(parsed, profile=profile, engine=engine).to_json()

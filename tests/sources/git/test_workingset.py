@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -139,20 +141,46 @@ def test_deletion_only_hunk_keeps_its_position_instead_of_whole_file(tmp_path: P
     assert ws.files[0].lines == ((3, 3),)
 
 
-def test_unreadable_untracked_file_is_named_and_kept_whole(tmp_path: Path) -> None:
+def test_untracked_path_that_is_not_a_file_is_named_and_kept_whole(tmp_path: Path) -> None:
+    """Works as root (CI): a nested repository is listed by git as one untracked path ``sub/``,
+    a directory, which the reader cannot read as a file whatever its permissions. (git does
+    not list an untracked FIFO at all, so a FIFO cannot reach this branch.)"""
     repo = ScriptedRepo.create(tmp_path)
     repo.write("a.txt", numbered(3))
     repo.commit("base")
     repo.add_worktree("w")
     (repo.path("w") / "dangling").symlink_to("nowhere")
+    nested = repo.path("w") / "vendor" / "lib"
+    nested.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(nested)], check=True)
+    (nested / "x.txt").write_text("x\n")
+    (ws,) = [ws for ws in read_working_sets(repo.root) if ws.agent_id == "w"]
+    assert {f.path for f in ws.files} == {"dangling", "vendor/lib/"}
+    kept = ws.file("vendor/lib/")
+    assert kept is not None
+    assert (kept.status, kept.untracked, kept.whole_file) == ("A", True, True)
+    mode = oct(nested.lstat().st_mode)
+    assert ws.errors == (
+        f"{repo.path('w')} (w): vendor/lib/: unreadable (not a regular file (mode {mode}));"
+        " kept as a whole-file edit",
+    )
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a mode-000 file; see the test above")
+def test_unreadable_untracked_file_is_named_and_kept_whole(tmp_path: Path) -> None:
+    repo = ScriptedRepo.create(tmp_path)
+    repo.write("a.txt", numbered(3))
+    repo.commit("base")
+    repo.add_worktree("w")
     repo.write("secret.txt", "x\n", worktree="w").chmod(0)
     (ws,) = [ws for ws in read_working_sets(repo.root) if ws.agent_id == "w"]
-    assert {f.path for f in ws.files} == {"dangling", "secret.txt"}
     secret = ws.file("secret.txt")
     assert secret is not None
-    if secret.lines:  # running as root: permissions do not stop reads
-        pytest.skip("root can read a mode-000 file")
-    assert any("secret.txt: unreadable" in e and "(w)" in e for e in ws.errors)
+    assert secret.whole_file
+    assert ws.errors == (
+        f"{repo.path('w')} (w): secret.txt: unreadable (Permission denied);"
+        " kept as a whole-file edit",
+    )
 
 
 def test_committed_deletion_is_dated_by_its_commit(tmp_path: Path) -> None:
