@@ -12,6 +12,7 @@ from proximity.models import ApiToken, Principal
 
 __all__ = [
     "can_see",
+    "watcher_name",
     "is_staff",
     "principal_for_token",
     "token_digest",
@@ -67,3 +68,12 @@ def is_staff(principal: Principal | None) -> bool:
     if principal is None or not principal.is_active or principal.user is None:
         return False
     return principal.user.is_active and principal.user.is_staff
+
+
+def watcher_name(repository: str) -> str:
+    """The principal that holds the agents a repository's watcher found (``watcher-<name>``).
+
+    Repository names are slugs, so this is a valid principal name; ``tokens issue --agent``
+    may take an agent over from it, as from no one.
+    """
+    return f"watcher-{repository}"[:120]

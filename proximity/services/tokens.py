@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import secrets
 
+from django.db.models import Q
 from django.utils import timezone
 
 from proximity.exceptions import ConflictError, InvalidInputError, NotFoundError
 from proximity.models import Agent, ApiToken, Principal, Repository
-from proximity.selectors.access import can_see, token_digest
+from proximity.selectors.access import can_see, token_digest, watcher_name
 
 __all__ = ["agent_bind", "principal_create", "token_issue", "token_revoke"]
 
@@ -52,8 +53,10 @@ def agent_bind(*, principal: Principal, repository: str, agent_id: str) -> Agent
     agent, _ = Agent.objects.get_or_create(
         repository=repo, agent_id=agent_id, defaults={"principal": principal}
     )
-    # A conditional update binds an unbound agent: of two issuers racing for it, one wins.
-    Agent.objects.filter(pk=agent.pk, principal__isnull=True).update(principal=principal)
+    # A conditional update binds an agent held by no one or by the repository's watcher: of two
+    # issuers racing for it, one wins.
+    free = Q(principal__isnull=True) | Q(principal__name=watcher_name(repo.name))
+    Agent.objects.filter(free, pk=agent.pk).update(principal=principal)
     agent.refresh_from_db(fields=["principal"])
     if agent.principal_id != principal.pk:
         raise ConflictError(f"agent {agent_id} of {repo.name} is bound to another principal")

@@ -11,7 +11,8 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from proximity.models import DependencyGraphSnapshot, Repository, WorkingSetSnapshot
+from proximity.models import DependencyGraphSnapshot, Principal, Repository, WorkingSetSnapshot
+from proximity.selectors.access import watcher_name
 from proximity.services.parse_cache import DjangoParseCache
 from proximity.services.scan_requests import scan_request
 from proximity.services.working_sets import WorkingSetReport, working_set_report
@@ -51,6 +52,14 @@ def _shared_paths(airspace: RepoAirspace) -> set[str]:
     return {path for path, n in counts.items() if n > 1}
 
 
+def _watcher(repo: Repository) -> Principal:
+    principal, _ = Principal.objects.get_or_create(
+        name=watcher_name(repo.name),
+        defaults={"kind": Principal.Kind.SERVICE, "scopes": [repo.scope], "clearances": []},
+    )
+    return principal
+
+
 def _report_all(repo: Repository, airspace: RepoAirspace, now: datetime) -> int:
     shared = _shared_paths(airspace)
     readable = [ws for ws in airspace.working_sets if ws.merge_base is not None]
@@ -68,9 +77,14 @@ def _report_all(repo: Repository, airspace: RepoAirspace, now: datetime) -> int:
             label=agent["label"],
             started_at=ws.started_at,
         )
-        # principal=None: the watcher is a trusted internal reader of a configured repository.
+        # principal=None: the watcher is a trusted internal reader of a configured repository;
+        # the agents it finds are held by the repository's watcher principal, not left open.
         working_set_report(
-            principal=None, report=report, source=WorkingSetSnapshot.Source.WATCH, now=now
+            principal=None,
+            report=report,
+            source=WorkingSetSnapshot.Source.WATCH,
+            now=now,
+            owner=_watcher(repo),
         )
     return len(readable)
 

@@ -62,7 +62,9 @@ def _content_hash(report: WorkingSetReport) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def _agent_for(principal: Principal | None, report: WorkingSetReport) -> Agent:
+def _agent_for(
+    principal: Principal | None, report: WorkingSetReport, owner: Principal | None
+) -> Agent:
     repo = Repository.objects.filter(name=report.repository).first()
     # principal None is the trusted internal watcher; every API caller has a principal.
     visible = repo is not None and (
@@ -72,7 +74,7 @@ def _agent_for(principal: Principal | None, report: WorkingSetReport) -> Agent:
         raise NotFoundError("repository")
     # Lock the agent row so concurrent reports from one agent get consecutive versions.
     agent, _ = Agent.objects.select_for_update(no_key=True).get_or_create(
-        repository=repo, agent_id=report.agent_id, defaults={"principal": principal}
+        repository=repo, agent_id=report.agent_id, defaults={"principal": principal or owner}
     )
     if principal is not None and agent.principal_id not in (None, principal.pk):
         raise NotFoundError("agent")
@@ -94,14 +96,19 @@ def working_set_report(
     report: WorkingSetReport,
     source: str = WorkingSetSnapshot.Source.API,
     now: datetime | None = None,
+    owner: Principal | None = None,
 ) -> WorkingSetSnapshot:
-    """Store a new snapshot unless the content is unchanged; request a scan when it changed."""
+    """Store a new snapshot unless the content is unchanged; request a scan when it changed.
+
+    ``principal`` None is the trusted internal watcher; ``owner`` is who an agent it creates is
+    bound to (the repository's watcher principal), so no API caller can report under its id.
+    """
     _validate(report)
     now = now or timezone.now()
     expires = now + timedelta(seconds=settings.OVERLAP_WORKING_SET_TTL_SECONDS)
     digest = _content_hash(report)
     with transaction.atomic():
-        agent = _agent_for(principal, report)
+        agent = _agent_for(principal, report, owner)
         agent.label = report.label or agent.label or report.agent_id
         agent.started_at = _earliest(report.started_at, agent.started_at) or now
         agent.last_report_at = now

@@ -121,3 +121,26 @@ def test_committing_never_hands_right_of_way_to_the_other_side(tmp_path) -> None
         env={"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when},
     )
     assert holder() == "alice"
+
+
+def test_agents_the_watcher_finds_are_held_so_no_api_caller_reports_under_them(
+    watched, partial, post_json
+) -> None:
+    from proximity.models import Agent
+    from proximity.services.tokens import agent_bind
+
+    _, repo = watched
+    repository_watch_tick(repository_id=repo.pk)
+    alpha = Agent.objects.get(repository=repo, agent_id="alpha")
+    assert alpha.principal is not None
+    assert alpha.principal.name == "watcher-scene"
+    body = {"repository": "scene", "agentId": "alpha", "files": [{"path": "x.py"}]}
+    answer = post_json("/api/working-sets", body, partial)
+    assert answer.status_code == 404
+    assert answer.json()["detail"] == "agent not found"
+    # The operator hands the id to the agent's own token (tokens issue --agent scene:alpha).
+    agent_bind(principal=partial.principal, repository="scene", agent_id="alpha")
+    assert post_json("/api/working-sets", body, partial).status_code == 201
+    repository_watch_tick(repository_id=repo.pk)  # the watcher still reads it
+    alpha.refresh_from_db()
+    assert alpha.principal == partial.principal
