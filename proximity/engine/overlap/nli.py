@@ -9,12 +9,16 @@ neutral (requirement 41).
 from __future__ import annotations
 
 import concurrent.futures
+import logging
 import math
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
 from proximity.engine.overlap.features import Feature
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "NLI_LABELS",
@@ -70,21 +74,35 @@ def check_nli_response(response: object) -> str | None:
     return None
 
 
+_POOL_LOCK = threading.Lock()
+_POOL: list[concurrent.futures.ThreadPoolExecutor] = []
+_POOL_WORKERS = 2
+
+
+def _pool() -> concurrent.futures.ThreadPoolExecutor:
+    """One small pool for every call: a model call that never returns keeps its thread (Python
+    threads cannot be killed), so a pool per call leaked one thread per timeout; a shared pool
+    bounds them to ``_POOL_WORKERS``, and calls queued behind stuck ones time out as unknown."""
+    with _POOL_LOCK:
+        if not _POOL:
+            _POOL.append(
+                concurrent.futures.ThreadPoolExecutor(_POOL_WORKERS, thread_name_prefix="nli")
+            )
+        return _POOL[0]
+
+
 def _call_with_timeout(
     adapter: NliAdapter, premise: str, hypothesis: str, timeout_s: float
 ) -> NliResponse | str:
-    # A worker thread bounds the wait; a stuck model call keeps its thread but never blocks the
-    # run (Python threads cannot be killed), and shutdown(wait=False) does not join it.
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="nli")
+    future = _pool().submit(adapter, premise, hypothesis)
     try:
-        response = pool.submit(adapter, premise, hypothesis).result(timeout=timeout_s)
+        return future.result(timeout=timeout_s)
     except concurrent.futures.TimeoutError:
+        future.cancel()  # still queued behind a stuck call: never runs
         return "unknown-nli-timeout"
-    except Exception:
+    except Exception as exc:  # the adapter's own failure: an unknown, and a log line
+        log.warning("NLI adapter failed: %s: %s", type(exc).__name__, exc)
         return "unknown-nli-adapter"
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
-    return response
 
 
 def _direction(

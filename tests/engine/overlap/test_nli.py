@@ -110,3 +110,31 @@ def test_neutral_stays_neutral_and_no_adapter_means_unavailable():
     assert {f.name: f.value for f in feats}["nli.a_to_b.neutral"] == 1.0
     (unavailable,) = directional_nli_features("a", "b", None)
     assert unavailable.status == "unavailable"
+
+
+def test_stuck_calls_do_not_leave_a_thread_behind_each(caplog):
+    """A hung model keeps at most the shared pool's threads, however many calls time out."""
+    release = threading.Event()
+
+    def hung(premise, hypothesis):
+        release.wait(30)
+        return NliResponse("complete", GOOD)
+
+    try:
+        for _ in range(6):
+            feats = directional_nli_features("a", "b", hung, timeout_s=0.02)
+            assert {f.detail for f in feats} == {"unknown-nli-timeout"}
+        alive = [t for t in threading.enumerate() if t.name.startswith("nli")]
+        assert 1 <= len(alive) <= 2
+    finally:
+        release.set()
+
+
+def test_an_adapter_failure_is_logged_with_its_kind(caplog):
+    def broken(premise, hypothesis):
+        raise RuntimeError("model exploded")
+
+    with caplog.at_level("WARNING", logger="proximity.engine.overlap.nli"):
+        feats = directional_nli_features("a", "b", broken)
+    assert {f.detail for f in feats} == {"unknown-nli-adapter"}
+    assert "RuntimeError: model exploded" in caplog.text
