@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import DatabaseError
 from django.http import HttpRequest
 from ninja.errors import AuthenticationError
 from ninja.security import HttpBearer
@@ -13,7 +14,7 @@ from proximity.exceptions import ForbiddenError
 from proximity.models import Principal
 from proximity.selectors.access import is_staff, principal_for_token
 
-__all__ = ["StaffTokenAuth", "TokenAuth", "principal_of"]
+__all__ = ["StaffTokenAuth", "TokenAuth", "optional_principal", "principal_of"]
 
 
 class TokenAuth(HttpBearer):
@@ -42,4 +43,21 @@ def principal_of(request: HttpRequest) -> Principal:
     principal: Any = getattr(request, "auth", None)
     if not isinstance(principal, Principal):  # only reachable if a route forgot TokenAuth
         raise AuthenticationError
+    return principal
+
+
+def optional_principal(request: HttpRequest) -> Principal | None:
+    """The bearer token's principal on a public route, else None (a bad token counts as failed).
+
+    A database error also means None: the health answer must report the outage in its own shape.
+    """
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token:
+        return None
+    try:
+        principal = principal_for_token(token)
+    except DatabaseError:
+        return None
+    if principal is None:
+        auth_failure_throttle(request)  # as TokenAuth: guessing is slowed down per address
     return principal

@@ -52,9 +52,19 @@ class HealthOut(Out):
     checks: list[CheckOut]
 
 
+class ProbeOut(Out):
+    status: Literal["ok", "critical"]
+
+
 class ErrorOut(Out):
     detail: str
     field: str | None = None
+
+
+# Every authenticated route can answer these (documented so the schema matches what is sent).
+ERRORS: dict[int, type[ErrorOut]] = dict.fromkeys(
+    (401, 403, 404, 409, 413, 422, 429, 503), ErrorOut
+)
 
 
 class FileIn(In):

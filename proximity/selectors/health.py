@@ -1,17 +1,36 @@
-"""Health checks shared by ``manage.py doctor`` and the /health page."""
+"""Health checks shared by ``manage.py doctor``, ``/api/health`` and the /health page.
+
+``doctor`` runs them fresh (``run_checks``); the web answers read ``recent_checks``, one run
+shared through the cache for ``OVERLAP_HEALTH_CACHE_SECONDS``, so no caller can make the server
+ping the workers or start git more often than that. ``database_ready`` is the readiness probe.
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import contextlib
+import logging
+from dataclasses import asdict, dataclass, replace
 from typing import Literal
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.migrations.executor import MigrationExecutor
+from redis.exceptions import RedisError
 
 from proximity.sources.runtime import probe_embedding_model, probe_git
 
-__all__ = ["Check", "run_checks", "worst_status"]
+__all__ = [
+    "Check",
+    "database_ready",
+    "recent_checks",
+    "redacted",
+    "run_checks",
+    "worst_status",
+]
+
+log = logging.getLogger(__name__)
+CACHE_KEY = "health:checks:v1"
 
 Status = Literal["ok", "warn", "critical"]
 _RANK = {"ok": 0, "warn": 1, "critical": 2}
@@ -132,6 +151,40 @@ def check_git() -> Check:
 
 def run_checks(*, load_model: bool = True) -> list[Check]:
     return [*check_database(), *check_broker(), check_embedding_model(load=load_model), check_git()]
+
+
+def recent_checks() -> list[Check]:
+    """``run_checks(load_model=False)``, run at most once per cache TTL for all web workers."""
+    ttl = settings.OVERLAP_HEALTH_CACHE_SECONDS
+    try:
+        rows = cache.get(CACHE_KEY) if ttl else None
+    except (RedisError, OSError):  # the cache is Redis: its outage must be reported, not a 500
+        log.warning("health checks not cached: cache unavailable")
+        rows, ttl = None, 0
+    if rows is not None:
+        return [Check(**row) for row in rows]
+    # Two workers missing the cache at once both run the checks: bounded by the number of
+    # workers per TTL, so no lock.
+    checks = run_checks(load_model=False)
+    if ttl:
+        with contextlib.suppress(RedisError, OSError):
+            cache.set(CACHE_KEY, [c.as_dict() for c in checks], ttl)
+    return checks
+
+
+def redacted(checks: list[Check]) -> list[Check]:
+    """Names and statuses only: details name paths, databases, hosts and workers."""
+    return [replace(c, detail="", fix="") for c in checks]
+
+
+def database_ready() -> bool:
+    """One ``SELECT 1`` on the default database: the readiness probe, nothing else."""
+    try:
+        with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except Exception:  # any failure means "not ready"; the detailed check says why
+        return False
+    return True
 
 
 def worst_status(checks: list[Check]) -> Status:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from proximity.selectors.health import run_checks, worst_status
+from proximity.selectors.health import recent_checks, redacted, worst_status
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -13,11 +13,13 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def health_page(request: HttpRequest) -> HttpResponse:
-    checks = run_checks(load_model=False)
+    # The rule of /api/health, for a browser: details only for a signed-in user.
+    detailed = request.user.is_authenticated
+    checks = recent_checks() if detailed else redacted(recent_checks())
     status = worst_status(checks)
     return render(
         request,
         "health.html",
-        {"checks": checks, "status": status},
+        {"checks": checks, "status": status, "detailed": detailed},
         status=503 if status == "critical" else 200,
     )

@@ -116,10 +116,25 @@ Check = Callable[[Any, dict[str, Any]], None]
 
 
 def _health(client: Any, w: dict[str, Any]) -> None:
-    for caller in (w["lead"], w["partial"], w["outsider"], None):
-        response = _call(client, "get", "/api/health", caller)
-        assert response.status_code == 200
+    # 503 when a check is critical (no worker in this run), the same for every caller.
+    callers = (w["lead"], w["partial"], w["outsider"], None)
+    answers = [_call(client, "get", "/api/health", caller) for caller in callers]
+    assert len({r.status_code for r in answers}) == 1
+    assert answers[0].status_code in {200, 503}
+    for response in answers:
         assert not _leaks(response, SCOPE_A + SCOPE_B)
+    anonymous = answers[-1].json()["checks"]
+    assert all(c["detail"] == c["fix"] == "" for c in anonymous), anonymous
+
+
+def _probe(path: str) -> Check:
+    def check(client: Any, w: dict[str, Any]) -> None:
+        for caller in (w["lead"], w["partial"], w["outsider"], None):
+            response = _call(client, "get", path, caller)
+            assert response.status_code == 200, (path, response.content)
+            assert response.json() == {"status": "ok"}
+
+    return check
 
 
 def _report(client: Any, w: dict[str, Any]) -> None:
@@ -374,6 +389,8 @@ MATRIX: dict[tuple[str, str], Check] = {
     ("post", "/api/acknowledgements"): _edit_acknowledge,
     ("get", "/api/repositories/{name}/agents"): _agents,
     ("get", "/api/health"): _health,
+    ("get", "/api/health/live"): _probe("/api/health/live"),
+    ("get", "/api/health/ready"): _probe("/api/health/ready"),
     ("post", "/api/working-sets"): _report,
     ("get", "/api/repositories"): _repositories,
     ("post", "/api/repositories"): _register_repository,

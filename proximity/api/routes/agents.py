@@ -8,12 +8,12 @@ from ninja import Router, Status
 
 from proximity.api.auth import TokenAuth, principal_of
 from proximity.api.schemas import (
+    ERRORS,
     AgentOut,
     EditAcknowledgeIn,
     EditAcknowledgementOut,
     EditCheckIn,
     EditCheckOut,
-    ErrorOut,
 )
 from proximity.api.throttles import TokenRateThrottle
 from proximity.exceptions import NotFoundError
@@ -23,7 +23,6 @@ from proximity.selectors.edit_checks import edit_check
 from proximity.services.acknowledgements import edit_acknowledge
 
 router = Router(tags=["agents"], auth=TokenAuth())
-ERRORS = {401: ErrorOut, 404: ErrorOut, 413: ErrorOut, 422: ErrorOut, 429: ErrorOut, 503: ErrorOut}
 
 
 @router.post(

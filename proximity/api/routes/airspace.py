@@ -13,9 +13,9 @@ from proximity.api import converters  # noqa: F401 - registers {anytext:...}
 from proximity.api.auth import TokenAuth, principal_of
 from proximity.api.presenters import advisory_out, message_out, scan_out
 from proximity.api.schemas import (
+    ERRORS,
     AcknowledgeIn,
     AdvisoryOut,
-    ErrorOut,
     MessageOut,
     ScanOut,
     WorkingSetIn,
@@ -35,16 +35,6 @@ from proximity.services.messages import messages_claim_pending
 from proximity.services.working_sets import WorkingSetReport, working_set_report
 
 router = Router(tags=["airspace"], auth=TokenAuth())
-# Every authenticated route can answer these (documented so the schema matches what is sent).
-ERRORS = {
-    401: ErrorOut,
-    404: ErrorOut,
-    409: ErrorOut,
-    413: ErrorOut,
-    422: ErrorOut,
-    429: ErrorOut,
-    503: ErrorOut,
-}
 
 
 class AdvisoryFilter(Schema):

@@ -10,13 +10,12 @@ from django.http import HttpRequest
 from ninja import Router, Status
 
 from proximity.api.auth import StaffTokenAuth, TokenAuth, principal_of
-from proximity.api.schemas import ErrorOut, RepositoryIn, RepositoryOut
+from proximity.api.schemas import ERRORS, RepositoryIn, RepositoryOut
 from proximity.models import Repository
 from proximity.selectors.advisories import repository_list
 from proximity.services.repositories import repository_create, repository_remove
 
 router = Router(tags=["repositories"], auth=TokenAuth())
-ERRORS = {401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut, 503: ErrorOut}
 
 
 def _out(repo: Repository) -> RepositoryOut:

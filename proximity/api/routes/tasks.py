@@ -8,7 +8,7 @@ from ninja import Router, Status
 from proximity.api.auth import TokenAuth, principal_of
 from proximity.api.presenters import overlap_advisory_out, run_out, version_out
 from proximity.api.schemas import (
-    ErrorOut,
+    ERRORS,
     OverlapAdvisoryOut,
     OverlapRunOut,
     TaskDeclareIn,
@@ -27,15 +27,6 @@ from proximity.selectors.tasks import (
 from proximity.services.tasks import TaskDeclaration, task_declare, task_revise
 
 router = Router(tags=["tasks"], auth=TokenAuth())
-ERRORS = {
-    401: ErrorOut,
-    404: ErrorOut,
-    409: ErrorOut,
-    413: ErrorOut,
-    422: ErrorOut,
-    429: ErrorOut,
-    503: ErrorOut,
-}
 
 
 def _declaration(body: TaskIn) -> TaskDeclaration:

@@ -8,7 +8,7 @@ from django.http import HttpRequest
 from ninja import Router
 
 from proximity.api.auth import TokenAuth, principal_of
-from proximity.api.schemas import ErrorOut, TrailOut
+from proximity.api.schemas import ERRORS, TrailOut
 from proximity.engine.trail import ShadowTrailError, summarize_shadow_trail, verify_shadow_trail
 from proximity.exceptions import NotFoundError
 from proximity.models import ShadowTrail
@@ -19,14 +19,7 @@ router = Router(tags=["trails"], auth=TokenAuth())
 
 @router.get(
     "/trails/{trail_id}",
-    response={
-        200: TrailOut,
-        401: ErrorOut,
-        404: ErrorOut,
-        422: ErrorOut,
-        429: ErrorOut,
-        503: ErrorOut,
-    },
+    response={200: TrailOut, **ERRORS},
     by_alias=True,
     summary="A stored shadow trail, verified again as it is read",
 )
