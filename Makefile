@@ -20,12 +20,18 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-demo: install
+# Each checks the machine first (scripts/prerequisites: installs Debian packages as root, else says
+# what to install), then builds the venv in a sub-make, so PY is looked up after any install.
+demo:
+	scripts/prerequisites demo
+	@$(MAKE) --no-print-directory install
 	$(BIN)/python manage.py migrate --noinput
 	@echo "Overlap Radar: http://$(HOST):$(PORT)/board/  (login: lead / radar-demo; adjudicator: reviewer / radar-demo)"
 	$(BIN)/python manage.py demo --addr $(HOST):$(PORT)
 
-test: install
+test:
+	scripts/prerequisites test
+	@$(MAKE) --no-print-directory install
 	$(BIN)/python -m tests.servers $(BIN)/python -m pytest
 
 lint: install

@@ -81,3 +81,36 @@ def test_production_settings_refuse_a_missing_secret_key() -> None:
     )
     assert result.returncode == 2
     assert "DJANGO_SECRET_KEY" in result.stderr
+
+
+_PRODUCTION = {
+    "DJANGO_SETTINGS_MODULE": "overlap_site.settings.production",
+    "DJANGO_SECRET_KEY": "k" * 64,
+}
+_HOSTS_PROBE = (
+    "import django, json; django.setup(); from django.conf import settings as s; "
+    "print(json.dumps(s.ALLOWED_HOSTS))"
+)
+
+
+def test_production_settings_refuse_unset_allowed_hosts() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOWED_HOSTS"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env={**env, **_PRODUCTION},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "DJANGO_ALLOWED_HOSTS: production needs the site's host names" in lines[0]
+
+
+def test_production_settings_take_allowed_hosts_from_the_environment() -> None:
+    env = {**_PRODUCTION, "DJANGO_ALLOWED_HOSTS": "radar.example.org, .example.net"}
+    result = _run(env, "-c", _HOSTS_PROBE)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == ["radar.example.org", ".example.net"]
