@@ -25,7 +25,8 @@ def _beat_schedule(sender: Celery, **kwargs: Any) -> None:
 
     sender.conf.beat_schedule = {
         "record-heartbeat": {"task": "proximity.record_heartbeat", "schedule": 60.0},
-        # The outbox sweep: scans requested while the broker was down, or whose message was lost.
+        # The outbox sweep: scans requested while the broker was down, or whose message was lost,
+        # scans a dead worker left running, and re-scores due (OVERLAP_SCAN_RESCORE_SECONDS).
         "sweep-scan-requests": {"task": "proximity.sweep_scan_requests", "schedule": 30.0},
         "expire-stale-working-sets": {"task": "proximity.expire_stale", "schedule": 60.0},
         # Retention: batched deletes of old snapshots, scans and messages (never advisories).

@@ -43,6 +43,9 @@ def record_heartbeat(self: Any, hostname: str | None = None) -> None:
 
 @shared_task(bind=True, name="proximity.scan_repository", acks_late=True, **RETRY)
 def scan_repository(self: Any, repository_id: int) -> int | None:
+    # A failed scan is recorded on its row and retried by the row's bounded attempt count (so a
+    # redelivery cannot retry it twice); the service raises only when it could not record the
+    # failure (the database is down), which the autoretry covers.
     scan = scan_run(repository_id=repository_id)
     return scan.pk if scan else None
 

@@ -134,6 +134,11 @@ CACHES = {
 # Product tunables.
 OVERLAP_DEFAULT_PROFILE = env_str("OVERLAP_DEFAULT_PROFILE", "radar-v1")
 OVERLAP_SCAN_DEBOUNCE_SECONDS = env_float("OVERLAP_SCAN_DEBOUNCE_SECONDS", 0.3, minimum=0.0)
+# The time bucket in a scan's input hash: what changes with time alone is re-scored this often.
+OVERLAP_SCAN_RESCORE_SECONDS = env_int("OVERLAP_SCAN_RESCORE_SECONDS", 300, minimum=10)
+OVERLAP_SCAN_MAX_ATTEMPTS = env_int("OVERLAP_SCAN_MAX_ATTEMPTS", 3, minimum=1)
+OVERLAP_SCAN_RETRY_BACKOFF_SECONDS = env_int("OVERLAP_SCAN_RETRY_BACKOFF_SECONDS", 30, minimum=1)
+OVERLAP_COVERAGE_STALE_SECONDS = env_int("OVERLAP_COVERAGE_STALE_SECONDS", 120, minimum=1)
 OVERLAP_TRIGGER_COOLDOWN_SECONDS = env_int("OVERLAP_TRIGGER_COOLDOWN_SECONDS", 300, minimum=0)
 OVERLAP_WORKING_SET_TTL_SECONDS = env_int("OVERLAP_WORKING_SET_TTL_SECONDS", 3600, minimum=60)
 # How long an agent's acknowledgement of another (after a pre-edit denial) allows its edits.

@@ -9,3 +9,6 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+# A scan's input hash holds a time bucket; tests that count scan rows must not see a bucket
+# boundary fall mid-test, so the bucket is a day here (tests of the bucket set their own).
+OVERLAP_SCAN_RESCORE_SECONDS = 86_400

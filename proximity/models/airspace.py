@@ -23,6 +23,10 @@ class Repository(models.Model):
     watch_conflicts = models.JSONField(default=list, blank=True)
     # Debounce and outbox in one place: set when a scan is wanted, cleared by the scan's claim.
     scan_requested_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Input order: a counter taken, under this row's lock, each time a scan reads its inputs, and
+    # the order of the last scan applied. A scan whose read is older is never applied over it.
+    scan_input_order = models.BigIntegerField(default=0)
+    applied_input_order = models.BigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -106,12 +110,18 @@ class ProximityScan(models.Model):
         RUNNING = "running"
         DONE = "done"
         FAILED = "failed"
+        # Finished, but its inputs were read before those of a scan already applied: not applied.
+        SUPERSEDED = "superseded"
 
     repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="scans")
     input_hash = models.CharField(max_length=64)
     profile = models.CharField(max_length=32)
     scorer_version = models.CharField(max_length=32)
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
+    # Repository.scan_input_order of the latest read of these inputs (see scans.py).
+    input_order = models.BigIntegerField(default=0)
+    # Times this row was claimed to run; bounded by OVERLAP_SCAN_MAX_ATTEMPTS.
+    attempts = models.PositiveSmallIntegerField(default=0)
     graph = models.ForeignKey(
         DependencyGraphSnapshot, null=True, blank=True, on_delete=models.SET_NULL
     )

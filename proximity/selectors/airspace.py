@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db.models import OuterRef, Subquery
 
 from proximity.models import (
@@ -78,12 +79,11 @@ def airspace_inputs(
     snapshots = current_snapshots(repository, now)
     graph = repository.graphs.order_by("-created_at").first()
     conflicts = conflicts or (list(repository.watch_conflicts) if repository.watch else [])
-    digest = hashlib.sha256(
-        json.dumps(
-            [[s.pk for s in snapshots], graph.content_hash if graph else None, conflicts],
-            separators=(",", ":"),
-        ).encode()
-    ).hexdigest()
+    # The time bucket: recency decay, intent expiry and the closure trend change with time
+    # alone, so the same snapshots in a later bucket are new inputs (re-scored by the sweep).
+    bucket = int(now.timestamp()) // settings.OVERLAP_SCAN_RESCORE_SECONDS
+    key = [[s.pk for s in snapshots], graph.content_hash if graph else None, conflicts, bucket]
+    digest = hashlib.sha256(json.dumps(key, separators=(",", ":")).encode()).hexdigest()
     options: dict[str, Any] = {"now": now.isoformat(), "history": _history(repository, now)}
     if conflicts:
         options["conflicts"] = conflicts
@@ -96,8 +96,9 @@ def airspace_inputs(
 
 
 def latest_scan(repository: Repository) -> ProximityScan | None:
+    """The scan last applied: applied input orders only grow, so the highest one is the latest."""
     return (
         repository.scans.filter(status=ProximityScan.Status.DONE)
-        .order_by("-finished_at", "-pk")
+        .order_by("-input_order", "-finished_at", "-pk")
         .first()
     )

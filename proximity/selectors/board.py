@@ -6,10 +6,11 @@ which apply ``can_see``; nothing here decides visibility on its own.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Q
+from django.conf import settings
+from django.db.models import Max, Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -80,6 +81,14 @@ def _coverage(repo_id: int, scan: ProximityScan | None, now: datetime) -> Covera
     )
     if failed is not None:
         return Coverage("degraded", f"the last scan failed ({failed.error[:120]})", unknown)
+    # A scan that never caught up with the reports (failing, or not run) is not "ok" either.
+    newest = WorkingSetSnapshot.objects.filter(
+        agent__repository_id=repo_id, expires_at__gt=now
+    ).aggregate(at=Max("reported_at"))["at"]
+    behind = newest - scan.finished_at if newest and scan.finished_at else timedelta(0)
+    if behind > timedelta(seconds=settings.OVERLAP_COVERAGE_STALE_SECONDS):
+        message = f"the last scan is {int(behind.total_seconds())} s older than the newest report"
+        return Coverage("degraded", message, unknown)
     if unknown:
         return Coverage("degraded", f"{len(unknown)} agent report(s) expired: unknown", unknown)
     return Coverage("ok")

@@ -1,24 +1,59 @@
-"""Run the airspace engine over a repository's current snapshots and store what it found."""
+"""Run the airspace engine over a repository's current snapshots and store what it found.
+
+Ordering: every read of a scan's inputs takes the next ``Repository.scan_input_order`` in the
+same transaction, under the repository row's lock, so a read with a higher order started after
+every lower one committed and saw at least what they saw. A result is applied under that lock
+only if its order is not below ``Repository.applied_input_order``: a slow scan of older inputs
+is stored as ``superseded`` and never overwrites a newer result.
+
+Failure: any exception in the engine or the store marks the scan ``failed`` with its reason.
+It is retried (a later claim of the same row) at most ``OVERLAP_SCAN_MAX_ATTEMPTS`` times in
+all, with doubling backoff; then the request is dropped and the board reads the failure as
+degraded coverage.
+"""
 
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from proximity.engine.airspace import SCORER_VERSION, AirspaceInputError, scan
 from proximity.models import ProximityScan, Repository, RiskSample
 from proximity.selectors.airspace import AirspaceInputs, airspace_inputs, pair_key
 from proximity.services.advisories import advisories_apply_scan
-from proximity.services.claims import claim_row
 from proximity.services.scan_requests import scan_enqueue
 
-__all__ = ["scan_run"]
+__all__ = ["scan_retry_backoff", "scan_run"]
 
 log = logging.getLogger(__name__)
+
+Status = ProximityScan.Status
+FINISHED = (Status.DONE, Status.SUPERSEDED)
+
+
+def scan_retry_backoff(attempts: int) -> timedelta:
+    """Wait after the ``attempts``-th failed try: the base, doubling each time."""
+    base = settings.OVERLAP_SCAN_RETRY_BACKOFF_SECONDS
+    return timedelta(seconds=base * 2 ** max(attempts - 1, 0))
+
+
+def _read_inputs(
+    repository_id: int, now: datetime, conflicts: list[dict[str, Any]] | None
+) -> tuple[Repository, AirspaceInputs] | None:
+    # The UPDATE locks the row until commit: reads of inputs are serialised per repository, so
+    # input orders follow the order of the reads (see the module docstring).
+    with transaction.atomic():
+        rows = Repository.objects.filter(pk=repository_id)
+        if not rows.update(scan_input_order=F("scan_input_order") + 1):
+            return None
+        repo = rows.get()
+        return repo, airspace_inputs(repo, now=now, conflicts=conflicts)
 
 
 def _scan_row(repo: Repository, inputs: AirspaceInputs, now: datetime) -> ProximityScan:
@@ -31,9 +66,30 @@ def _scan_row(repo: Repository, inputs: AirspaceInputs, now: datetime) -> Proxim
             "requested_at": now,
             "graph": inputs.graph,
             "snapshot_ids": [s.pk for s in inputs.snapshots],
+            "input_order": repo.scan_input_order,
         },
     )
     return row
+
+
+def _claim(row: ProximityScan, now: datetime) -> bool:
+    """Move the row to ``running`` by conditional update; True only for the caller that did."""
+    rows = ProximityScan.objects.filter(pk=row.pk)
+    if row.status in FINISHED:  # finished, but not the result applied now: run it again
+        return bool(rows.filter(status__in=FINISHED).update(status=Status.RUNNING, started_at=now))
+    if row.attempts >= settings.OVERLAP_SCAN_MAX_ATTEMPTS:
+        return False
+    # A running row older than the visibility timeout belongs to a dead worker (its task is
+    # being redelivered); a failed one may run again once its backoff has passed. Matching on
+    # ``attempts`` too makes this a compare-and-swap on the count the backoff was taken from.
+    stale = now - timedelta(seconds=settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"])
+    due = Q(status=Status.PENDING) | Q(status=Status.RUNNING, started_at__lt=stale)
+    due |= Q(status=Status.FAILED, finished_at__lte=now - scan_retry_backoff(row.attempts))
+    claimed = rows.filter(due, attempts=row.attempts).update(
+        status=Status.RUNNING, started_at=now, attempts=F("attempts") + 1
+    )
+    row.attempts += claimed
+    return bool(claimed)
 
 
 def _finish_request(repo: Repository, requested_at: datetime | None) -> None:
@@ -45,11 +101,21 @@ def _finish_request(repo: Repository, requested_at: datetime | None) -> None:
         transaction.on_commit(lambda: scan_enqueue(repository_id=repo.pk))
 
 
+def _supersede(row: ProximityScan, order: int, applied: int, now: datetime) -> None:
+    row.status, row.finished_at, row.input_order = Status.SUPERSEDED, now, order
+    row.error = f"superseded: inputs read at order {order}, a result of order {applied} applied"
+    row.save(update_fields=["status", "finished_at", "input_order", "error"])
+
+
 def _store(
-    row: ProximityScan, result: dict[str, Any], inputs: AirspaceInputs, now: datetime
+    row: ProximityScan, result: dict[str, Any], inputs: AirspaceInputs, order: int, now: datetime
 ) -> None:
     # NO KEY: rows inserted by reports that reference the repository must not wait on this lock.
-    Repository.objects.select_for_update(no_key=True).filter(pk=row.repository_id).first()
+    repo = Repository.objects.select_for_update(no_key=True).filter(pk=row.repository_id).first()
+    applied = repo.applied_input_order if repo else 0
+    if order < applied:  # a newer read was applied first: this stale result must not win
+        _supersede(row, order, applied, now)
+        return
     advisories_apply_scan(scan=row, result=result, snapshots=inputs.snapshots, now=now)
     RiskSample.objects.bulk_create(
         [
@@ -68,8 +134,34 @@ def _store(
     row.result["generatedAt"] = result["generatedAt"]
     row.agent_count = result["counts"]["agents"]
     row.advisory_count = result["counts"]["advisories"]
-    row.status, row.finished_at = ProximityScan.Status.DONE, now
-    row.save(update_fields=["result", "agent_count", "advisory_count", "status", "finished_at"])
+    row.status, row.finished_at, row.input_order, row.error = Status.DONE, now, order, ""
+    fields = ["result", "agent_count", "advisory_count", "status", "finished_at", "input_order"]
+    row.save(update_fields=[*fields, "error"])
+    Repository.objects.filter(pk=row.repository_id).update(applied_input_order=order)
+
+
+def _fail(row: ProximityScan, repo: Repository, exc: Exception, now: datetime) -> None:
+    if isinstance(exc, AirspaceInputError):
+        log.error("scan of %s rejected its input: %s", repo.name, exc)
+    else:
+        log.exception("scan %s of %s failed", row.pk, repo.name)
+    row.status, row.error, row.finished_at = Status.FAILED, f"{type(exc).__name__}: {exc}", now
+    # If the database itself is down this raises, and the task's autoretry takes over; the row
+    # stays running until the sweep reclaims it after the visibility timeout.
+    ProximityScan.objects.filter(pk=row.pk).update(
+        status=row.status, error=row.error, finished_at=now
+    )
+    # The engine rejects the same inputs every time: retry only what may be transient.
+    if isinstance(exc, AirspaceInputError) or row.attempts >= settings.OVERLAP_SCAN_MAX_ATTEMPTS:
+        _finish_request(repo, repo.scan_requested_at)  # given up: the board shows it degraded
+        return
+    # Defer the request past the backoff (the sweep only takes requests older than its cutoff)
+    # and schedule the retry; unless a newer report refreshed it, whose scan is coming anyway.
+    backoff = scan_retry_backoff(row.attempts)
+    rows = Repository.objects.filter(pk=repo.pk, scan_requested_at=repo.scan_requested_at)
+    if rows.update(scan_requested_at=now + backoff):
+        seconds = backoff.total_seconds()
+        transaction.on_commit(lambda: scan_enqueue(repository_id=repo.pk, countdown=seconds))
 
 
 def scan_run(
@@ -80,27 +172,25 @@ def scan_run(
 ) -> ProximityScan | None:
     """Scan if a scan was requested; idempotent on (repository, inputs, profile, scorer)."""
     now = now or timezone.now()
-    repo = Repository.objects.filter(pk=repository_id).first()
-    if repo is None:
+    read = _read_inputs(repository_id, now, conflicts)
+    if read is None:
         return None
-    requested_at = repo.scan_requested_at
-    inputs = airspace_inputs(repo, now=now, conflicts=conflicts)
+    repo, inputs = read
     row = _scan_row(repo, inputs, now)
-    if row.status == ProximityScan.Status.DONE:
-        with transaction.atomic():
-            _finish_request(repo, requested_at)
+    if row.status == Status.DONE and row.input_order == repo.applied_input_order:
+        with transaction.atomic():  # this row is the result applied now: nothing to redo
+            _finish_request(repo, repo.scan_requested_at)
         return row
-    if not claim_row(ProximityScan, row.pk, now):
-        return None
+    if not _claim(row, now):
+        if row.status == Status.FAILED and row.attempts >= settings.OVERLAP_SCAN_MAX_ATTEMPTS:
+            _finish_request(repo, repo.scan_requested_at)  # retries exhausted: stop the sweep
+            return row
+        return None  # running elsewhere, or waiting out its backoff (the request is deferred)
     try:
         result = scan(inputs.airspace, profile=repo.profile)
-    except AirspaceInputError as exc:
-        log.error("scan of %s rejected its input: %s", repo.name, exc)
-        ProximityScan.objects.filter(pk=row.pk).update(
-            status=ProximityScan.Status.FAILED, error=str(exc), finished_at=now
-        )
-        return row
-    with transaction.atomic():
-        _store(row, result, inputs, now)
-        _finish_request(repo, requested_at)
+        with transaction.atomic():
+            _store(row, result, inputs, repo.scan_input_order, now)
+            _finish_request(repo, repo.scan_requested_at)
+    except Exception as exc:  # any failure must leave a reason, never a row stuck running
+        _fail(row, repo, exc, now)
     return row
