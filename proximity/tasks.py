@@ -12,13 +12,14 @@ from typing import Any
 import requests
 from celery import shared_task
 from django.db import OperationalError
+from django.utils import timezone
 
 from proximity.services.heartbeat import heartbeat_record
 from proximity.services.lifecycle import snapshots_expire
 from proximity.services.overlap_runs import overlap_run_execute, overlap_runs_sweep
 from proximity.services.scan_requests import scan_requests_sweep
 from proximity.services.scans import scan_run
-from proximity.services.watch import repository_watch_tick
+from proximity.services.watch import repository_watch_tick, watch_claim, watch_release
 from proximity.services.webhooks import WebhookDeliveryError, message_webhook_deliver
 
 __all__ = [
@@ -84,7 +85,10 @@ def deliver_webhook(self: Any, message_id: int) -> bool:
 @shared_task(bind=True, name="proximity.watch_repository", acks_late=True, **RETRY)
 def watch_repository(self: Any, repository_id: int) -> int:
     # Idempotent: unchanged worktrees produce no new snapshot and the same scan inputs.
-    return repository_watch_tick(repository_id=repository_id).agents
+    try:
+        return repository_watch_tick(repository_id=repository_id).agents
+    finally:
+        watch_release(repository_id=repository_id)  # the next beat may enqueue again
 
 
 @shared_task(bind=True, name="proximity.watch_repositories")
@@ -92,9 +96,11 @@ def watch_repositories(self: Any) -> int:
     from proximity.models import Repository
 
     ids = list(Repository.objects.filter(watch=True).exclude(path="").values_list("pk", flat=True))
-    for pk in ids:
+    now = timezone.now()
+    claimed = [pk for pk in ids if watch_claim(repository_id=pk, now=now)]
+    for pk in claimed:
         watch_repository.delay(pk)
-    return len(ids)
+    return len(claimed)
 
 
 @shared_task(bind=True, name="proximity.prune_retention", **RETRY)

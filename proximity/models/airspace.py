@@ -23,6 +23,9 @@ class Repository(models.Model):
     watch_conflicts = models.JSONField(default=list, blank=True)
     # Debounce and outbox in one place: set when a scan is wanted, cleared by the scan's claim.
     scan_requested_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Set when a watch tick is enqueued, cleared when it ends: the beat enqueues no second tick
+    # while one is queued or running (a stale claim, from a dead worker, expires).
+    watch_claimed_at = models.DateTimeField(null=True, blank=True)
     # Input order: a counter taken, under this row's lock, each time a scan reads its inputs, and
     # the order of the last scan applied. A scan whose read is older is never applied over it.
     scan_input_order = models.BigIntegerField(default=0)

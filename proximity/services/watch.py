@@ -7,8 +7,10 @@ import json
 import logging
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from django.conf import settings
+from django.db.models import Q
 from django.utils import timezone
 
 from proximity.models import DependencyGraphSnapshot, Principal, Repository, WorkingSetSnapshot
@@ -87,6 +89,21 @@ def _report_all(repo: Repository, airspace: RepoAirspace, now: datetime) -> int:
             owner=_watcher(repo),
         )
     return len(readable)
+
+
+def watch_claim(*, repository_id: int, now: datetime) -> bool:
+    """Claim the repository's next watch tick; False while another is queued or running.
+
+    A conditional update, so two beats (or two beat processes by mistake) cannot both enqueue;
+    a claim older than the broker's visibility timeout is a dead worker's and is taken over.
+    """
+    stale = now - timedelta(seconds=settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"])
+    free = Q(watch_claimed_at__isnull=True) | Q(watch_claimed_at__lt=stale)
+    return bool(Repository.objects.filter(free, pk=repository_id).update(watch_claimed_at=now))
+
+
+def watch_release(*, repository_id: int) -> None:
+    Repository.objects.filter(pk=repository_id).update(watch_claimed_at=None)
 
 
 def repository_watch_tick(*, repository_id: int, now: datetime | None = None) -> WatchOutcome:
