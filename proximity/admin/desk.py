@@ -47,6 +47,7 @@ class LabelForm(forms.Form):
 @admin.register(OverlapAdvisory)
 class OverlapAdvisoryAdmin(ReadOnlyAdmin):
     list_display = ("__str__", "coverage", "created_at", "label_count")
+    list_select_related = ("version_a__record", "version_b__record")
     list_filter = ("coverage", "created_at")
     search_fields = ("version_a__record__task_id", "version_b__record__task_id")
     change_list_template = "admin/proximity/overlapadvisory/change_list.html"

@@ -24,7 +24,7 @@ from proximity.models import (
     TaskVersion,
     UnknownEmission,
 )
-from proximity.selectors.access import can_see
+from proximity.selectors.access import visible_labels_q
 from proximity.selectors.adjudications import principal_for_user, visible_overlap_advisories
 from proximity.selectors.advisories import repository_list
 from proximity.services.advisories import advisory_acknowledge
@@ -44,10 +44,10 @@ def repo_ids(request: HttpRequest) -> list[int]:
     return [r.pk for r in repository_list(principal_for_user(request.user))]
 
 
-def visible_version_ids(request: HttpRequest) -> list[int]:
-    principal = principal_for_user(request.user)
-    rows = TaskVersion.objects.values_list("pk", "scope", "disclosure")
-    return [pk for pk, scope, disc in rows if can_see(principal, scope, disc)]
+def visible_version_ids(request: HttpRequest) -> QuerySet[TaskVersion]:
+    """The visible versions as a subquery: a change list page never loads every version."""
+    labels = visible_labels_q(principal_for_user(request.user), TaskVersion)
+    return TaskVersion.objects.filter(labels)
 
 
 class ReadOnlyAdmin(ModelAdminBase):
@@ -123,6 +123,7 @@ class RepositoryAdmin(ModelAdminBase):
 @admin.register(Agent)
 class AgentAdmin(ReadOnlyAdmin):
     list_display = ("agent_id", "repository", "label", "last_report_at")
+    list_select_related = ("repository",)
     # RelatedOnly: the filter lists only repositories in the scoped queryset, never every name.
     list_filter = (("repository", admin.RelatedOnlyFieldListFilter),)
     search_fields = ("agent_id", "label")
@@ -167,6 +168,7 @@ class ProximityAdvisoryAdmin(ReadOnlyAdmin):
 @admin.register(ProximityScan)
 class ProximityScanAdmin(ReadOnlyAdmin):
     list_display = ("repository", "status", "agent_count", "advisory_count", "finished_at")
+    list_select_related = ("repository",)
     list_filter = ("status", "profile", ("repository", admin.RelatedOnlyFieldListFilter))
     exclude = ("result",)
 
@@ -189,6 +191,7 @@ class TaskVersionAdmin(ReadOnlyAdmin):
 @admin.register(OverlapRun)
 class OverlapRunAdmin(ReadOnlyAdmin):
     list_display = ("__str__", "status", "coverage", "pool_size", "finished_at")
+    list_select_related = ("query__record",)
     list_filter = ("status", "coverage")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[OverlapRun]:
@@ -198,6 +201,7 @@ class OverlapRunAdmin(ReadOnlyAdmin):
 @admin.register(UnknownEmission)
 class UnknownEmissionAdmin(ReadOnlyAdmin):
     list_display = ("version", "reason", "created_at")
+    list_select_related = ("version__record",)
     list_filter = ("reason",)
     search_fields = ("version__record__task_id", "detail")
 
@@ -208,6 +212,7 @@ class UnknownEmissionAdmin(ReadOnlyAdmin):
 @admin.register(Adjudication)
 class AdjudicationAdmin(ReadOnlyAdmin):
     list_display = ("advisory", "reviewer", "label", "version_a", "version_b", "created_at")
+    list_select_related = ("advisory__version_a__record", "advisory__version_b__record", "reviewer")
     list_filter = ("label", "blind")
     search_fields = ("rationale", "reviewer__username")
 

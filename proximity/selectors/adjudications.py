@@ -12,7 +12,7 @@ from typing import Any
 from django.db.models import Count, QuerySet
 
 from proximity.models import Adjudication, OverlapAdvisory, Principal, TaskVersion
-from proximity.selectors.access import can_see, visible_scopes
+from proximity.selectors.access import can_see, visible_labels_q
 
 __all__ = [
     "AUTHORIZED_FIELDS",
@@ -51,14 +51,10 @@ def pair_visible(principal: Principal | None, a: TaskVersion, b: TaskVersion) ->
 
 
 def visible_overlap_advisories(principal: Principal | None) -> QuerySet[OverlapAdvisory]:
-    """Advisories whose two versions are both visible (scope in SQL, disclosure via can_see)."""
-    scopes = visible_scopes(principal)
-    rows = OverlapAdvisory.objects.filter(
-        version_a__scope__in=scopes, version_b__scope__in=scopes
-    ).select_related("version_a__record", "version_b__record")
-    keep = [r.pk for r in rows if pair_visible(principal, r.version_a, r.version_b)]
+    """Advisories whose two versions are both visible, filtered in SQL (so callers can page)."""
+    versions = TaskVersion.objects.filter(visible_labels_q(principal, TaskVersion)).values("pk")
     return (
-        OverlapAdvisory.objects.filter(pk__in=keep)
+        OverlapAdvisory.objects.filter(version_a__in=versions, version_b__in=versions)
         .select_related("version_a__record", "version_b__record")
         .order_by("created_at", "pk")
     )

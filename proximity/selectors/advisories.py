@@ -7,7 +7,7 @@ from datetime import datetime
 from django.db.models import Count, QuerySet
 
 from proximity.models import Agent, Principal, ProximityAdvisory, Repository
-from proximity.selectors.access import can_see, visible_scopes
+from proximity.selectors.access import can_see, visible_labels_q, visible_scopes
 
 __all__ = [
     "advisory_get",
@@ -30,8 +30,8 @@ def repository_get(principal: Principal | None, name: str) -> Repository | None:
     return repo if repo is not None and can_see(principal, repo.scope, repo.disclosure) else None
 
 
-def _visible_repo_ids(principal: Principal | None) -> list[int]:
-    return [r.pk for r in repository_list(principal)]
+def _visible_repositories(principal: Principal | None) -> QuerySet[Repository]:
+    return Repository.objects.filter(visible_labels_q(principal, Repository))
 
 
 def advisory_list(
@@ -43,7 +43,7 @@ def advisory_list(
     agent: str | None = None,
     since: datetime | None = None,
 ) -> QuerySet[ProximityAdvisory]:
-    rows = ProximityAdvisory.objects.filter(repository_id__in=_visible_repo_ids(principal))
+    rows = ProximityAdvisory.objects.filter(repository_id__in=_visible_repositories(principal))
     if repository:
         rows = rows.filter(repository__name=repository)
     if band:

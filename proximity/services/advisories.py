@@ -12,7 +12,7 @@ from proximity.exceptions import NotFoundError
 from proximity.models import Agent, Principal, ProximityAdvisory, ProximityScan, WorkingSetSnapshot
 from proximity.selectors.access import can_see
 from proximity.services.calibration import calibrate
-from proximity.services.messages import messages_for_advisory
+from proximity.services.messages import messages_for_advisories
 
 __all__ = ["advisories_apply_scan", "advisory_acknowledge", "advisory_detail"]
 
@@ -67,29 +67,31 @@ def _fields(adv: dict[str, Any], agents: dict[str, Agent], scan: ProximityScan) 
     }
 
 
-def _upsert(
-    scan: ProximityScan,
-    adv: dict[str, Any],
-    agents: dict[str, Agent],
-    snaps: dict[str, WorkingSetSnapshot],
-    now: datetime,
-) -> tuple[ProximityAdvisory, bool]:
-    a_id, b_id = sorted((adv["a"], adv["b"]))
-    fields = _fields(adv, agents, scan)
-    fields["detail"] = advisory_detail(snaps[a_id], snaps[b_id])
-    live = ProximityAdvisory.objects.filter(
-        repository_id=scan.repository_id, agent_a=agents[a_id], agent_b=agents[b_id], state__in=LIVE
-    ).first()
-    if live is None:
-        created = ProximityAdvisory.objects.create(
-            repository_id=scan.repository_id,
-            agent_a=agents[a_id],
-            agent_b=agents[b_id],
-            first_seen=now,
-            last_seen=now,
-            **fields,
-        )
-        return created, True
+Pair = tuple[int, int]  # (agent_a pk, agent_b pk), agent ids sorted
+_UPDATED = [
+    *("band", "risk", "calibrated_probability", "calibration_label", "channels", "conflict"),
+    *("escalated", "steer", "hold", "closure_rate", "trend", "profile", "scorer_version"),
+    *("last_scan", "detail", "last_seen", "state", "acknowledged_at", "acknowledged_by"),
+]
+
+
+def _live(scan: ProximityScan, agents: dict[str, Agent]) -> dict[Pair, ProximityAdvisory]:
+    """The live advisories among the scanned agents, in one query, by pair.
+
+    Locked until the scan's transaction ends: the bulk update below rewrites every field, so an
+    acknowledgement (which locks its row too) must land before this read or after the write.
+    """
+    present = [a.pk for a in agents.values()]
+    rows = ProximityAdvisory.objects.select_for_update().filter(
+        repository_id=scan.repository_id,
+        state__in=LIVE,
+        agent_a_id__in=present,
+        agent_b_id__in=present,
+    )
+    return {(a.agent_a_id, a.agent_b_id): a for a in rows}
+
+
+def _refresh(live: ProximityAdvisory, fields: dict[str, Any], now: datetime) -> None:
     escalated = live.band == ProximityAdvisory.Band.TRAFFIC and fields["band"] == "resolution"
     for name, value in fields.items():
         setattr(live, name, value)
@@ -100,8 +102,42 @@ def _upsert(
             None,
             [],
         )
-    live.save()
-    return live, escalated
+
+
+def _upserts(
+    scan: ProximityScan,
+    found: list[dict[str, Any]],
+    agents: dict[str, Agent],
+    snaps: dict[str, WorkingSetSnapshot],
+    now: datetime,
+) -> tuple[list[ProximityAdvisory], list[ProximityAdvisory], list[ProximityAdvisory]]:
+    """(all in result order, new ones, changed ones); one live advisory per pair."""
+    live = _live(scan, agents)
+    out, new, changed = [], [], []
+    for adv in found:
+        a_id, b_id = sorted((adv["a"], adv["b"]))
+        fields = _fields(adv, agents, scan)
+        fields["detail"] = advisory_detail(snaps[a_id], snaps[b_id])
+        pair = (agents[a_id].pk, agents[b_id].pk)
+        advisory = live.get(pair)
+        if advisory is None:
+            advisory = live[pair] = ProximityAdvisory(
+                repository=scan.repository,
+                agent_a=agents[a_id],
+                agent_b=agents[b_id],
+                first_seen=now,
+                last_seen=now,
+                **fields,
+            )
+            new.append(advisory)
+        else:
+            # The same rows as the pair's keys: messages read agent ids without a query.
+            advisory.agent_a, advisory.agent_b = agents[a_id], agents[b_id]
+            _refresh(advisory, fields, now)
+            if advisory.pk is not None:
+                changed.append(advisory)
+        out.append(advisory)
+    return out, new, list(dict.fromkeys(changed))
 
 
 def advisories_apply_scan(
@@ -111,17 +147,18 @@ def advisories_apply_scan(
     snapshots: list[WorkingSetSnapshot],
     now: datetime,
 ) -> list[ProximityAdvisory]:
+    """Upsert the scan's advisories, message them, resolve or expire the rest.
+
+    A fixed number of queries however many advisories the scan found (issue 16, item 4).
+    """
     snaps = {s.agent.agent_id: s for s in snapshots}
     agents = {s.agent.agent_id: s.agent for s in snapshots}
-    seen: list[int] = []
-    out = []
-    for adv in result["advisories"]:
-        advisory, _ = _upsert(scan, adv, agents, snaps, now)
-        seen.append(advisory.pk)
-        out.append(advisory)
-        messages_for_advisory(advisory=advisory, now=now)
+    out, new, changed = _upserts(scan, result["advisories"], agents, snaps, now)
+    ProximityAdvisory.objects.bulk_create(new)
+    ProximityAdvisory.objects.bulk_update(changed, _UPDATED)
+    messages_for_advisories(advisories=out, now=now)
     gone = ProximityAdvisory.objects.filter(repository_id=scan.repository_id, state__in=LIVE)
-    gone = gone.exclude(pk__in=seen)
+    gone = gone.exclude(pk__in=[a.pk for a in out])
     present = {a.pk for a in agents.values()}
     gone.filter(agent_a__in=present, agent_b__in=present).update(
         state=ProximityAdvisory.State.RESOLVED, resolved_at=now

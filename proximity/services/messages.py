@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import secrets
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 
 from proximity.engine.airspace import build_triggers
-from proximity.models import Agent, ProximityAdvisory, TriggerCooldown, TriggerMessage
+from proximity.models import Agent, ProximityAdvisory, Repository, TriggerCooldown, TriggerMessage
 
-__all__ = ["messages_claim_pending", "messages_for_advisory"]
+__all__ = ["messages_claim_pending", "messages_for_advisories", "messages_for_advisory"]
 
 
 def _engine_advisory(advisory: ProximityAdvisory) -> dict[str, object]:
@@ -27,46 +28,107 @@ def _engine_advisory(advisory: ProximityAdvisory) -> dict[str, object]:
     }
 
 
-def _cooled(to: Agent, frm: Agent, kind: str, band: str, now: datetime) -> bool:
+CooldownKey = tuple[int, int, str]  # (to agent pk, from agent pk, kind)
+
+
+def _cooldowns(keys: set[CooldownKey]) -> dict[CooldownKey, TriggerCooldown]:
+    """The stored cooldowns of ``keys``, in one query (a superset is read, then narrowed)."""
+    if not keys:
+        return {}
+    rows = TriggerCooldown.objects.filter(
+        to_agent_id__in={k[0] for k in keys},
+        from_agent_id__in={k[1] for k in keys},
+        kind__in={k[2] for k in keys},
+    )
+    found = {(c.to_agent_id, c.from_agent_id, c.kind): c for c in rows}
+    return {k: c for k, c in found.items() if k in keys}
+
+
+def _cooled(last: TriggerCooldown | None, band: str, now: datetime) -> bool:
     """True when a message of this key was sent within the cooldown in the same band."""
     window = timedelta(seconds=settings.OVERLAP_TRIGGER_COOLDOWN_SECONDS)
-    last = TriggerCooldown.objects.filter(to_agent=to, from_agent=frm, kind=kind).first()
     # An escalation (Traffic -> Resolution) is never suppressed by a Traffic-era cooldown.
     return last is not None and last.band == band and now - last.last_fired_at < window
 
 
-def messages_for_advisory(*, advisory: ProximityAdvisory, now: datetime) -> list[TriggerMessage]:
-    agents = {
-        advisory.agent_a.agent_id: advisory.agent_a,
-        advisory.agent_b.agent_id: advisory.agent_b,
-    }
-    sent = []
-    for trig in build_triggers([_engine_advisory(advisory)]):
-        to, frm = agents[trig["to"]], agents[trig["from"]]
-        if _cooled(to, frm, trig["type"], advisory.band, now):
+def _planned(
+    advisories: list[ProximityAdvisory],
+) -> list[tuple[ProximityAdvisory, Agent, Agent, dict[str, Any]]]:
+    out: list[tuple[ProximityAdvisory, Agent, Agent, dict[str, Any]]] = []
+    for advisory in advisories:
+        agents = {
+            advisory.agent_a.agent_id: advisory.agent_a,
+            advisory.agent_b.agent_id: advisory.agent_b,
+        }
+        triggers = build_triggers([_engine_advisory(advisory)])
+        out.extend((advisory, agents[t["to"]], agents[t["from"]], t) for t in triggers)
+    return out
+
+
+def messages_for_advisories(
+    *, advisories: list[ProximityAdvisory], now: datetime
+) -> list[TriggerMessage]:
+    """The trigger messages of many advisories in a fixed number of queries, in advisory order.
+
+    Cooldowns are read once and kept current in memory as messages are planned, so a key that
+    fires twice in one call is suppressed the second time, as when each was written at once.
+    """
+    planned = _planned(advisories)
+    cooldowns = _cooldowns({(to.pk, frm.pk, trig["type"]) for _, to, frm, trig in planned})
+    sent: list[TriggerMessage] = []
+    fired: dict[CooldownKey, TriggerCooldown] = {}
+    for advisory, to, frm, trig in planned:
+        key = (to.pk, frm.pk, trig["type"])
+        if _cooled(cooldowns.get(key), advisory.band, now):
             continue
-        sent.append(
-            TriggerMessage.objects.create(
-                advisory=advisory,
-                to_agent=to,
-                from_agent=frm,
-                kind=trig["type"],
-                band=advisory.band,
-                risk=trig["risk"],
-                content=trig["content"],
-                created_at=now,
-            )
+        sent.append(_message(advisory, to, frm, trig, now))
+        fired[key] = cooldowns[key] = TriggerCooldown(
+            to_agent=to, from_agent=frm, kind=key[2], band=advisory.band, last_fired_at=now
         )
-        TriggerCooldown.objects.update_or_create(
-            to_agent=to,
-            from_agent=frm,
-            kind=trig["type"],
-            defaults={"band": advisory.band, "last_fired_at": now},
-        )
-    if sent and advisory.repository.webhook_url:
-        ids = [m.pk for m in sent]
-        transaction.on_commit(lambda: _push(ids))
+    if not sent:
+        return []
+    TriggerMessage.objects.bulk_create(sent)
+    # One upsert on the (to, from, kind) key; concurrent scans of one repository are serialised
+    # by the repository row lock, so the last writer is the latest scan.
+    TriggerCooldown.objects.bulk_create(
+        list(fired.values()),
+        update_conflicts=True,
+        unique_fields=["to_agent", "from_agent", "kind"],
+        update_fields=["band", "last_fired_at"],
+    )
+    _enqueue_webhooks(sent)
     return sent
+
+
+def _message(
+    advisory: ProximityAdvisory, to: Agent, frm: Agent, trig: dict[str, Any], now: datetime
+) -> TriggerMessage:
+    return TriggerMessage(
+        advisory=advisory,
+        to_agent=to,
+        from_agent=frm,
+        kind=trig["type"],
+        band=advisory.band,
+        risk=trig["risk"],
+        content=trig["content"],
+        created_at=now,
+    )
+
+
+def _enqueue_webhooks(sent: list[TriggerMessage]) -> None:
+    repo_ids = {m.advisory.repository_id for m in sent}
+    hooked = set(
+        Repository.objects.filter(pk__in=repo_ids)
+        .exclude(webhook_url="")
+        .values_list("pk", flat=True)
+    )
+    ids = [m.pk for m in sent if m.advisory.repository_id in hooked]
+    if ids:
+        transaction.on_commit(lambda: _push(ids))
+
+
+def messages_for_advisory(*, advisory: ProximityAdvisory, now: datetime) -> list[TriggerMessage]:
+    return messages_for_advisories(advisories=[advisory], now=now)
 
 
 def _push(message_ids: list[int]) -> None:
