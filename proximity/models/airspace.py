@@ -158,6 +158,16 @@ class ProximityAdvisory(models.Model):
         TRAFFIC = "traffic", "Traffic Advisory"
         RESOLUTION = "resolution", "Resolution Advisory"
 
+        @classmethod
+        def of_level(cls, level: str) -> ProximityAdvisory.Band:
+            """The band of an engine advisory level ("advisory" is the engine's Traffic)."""
+            return cls.RESOLUTION if level == "resolution" else cls.TRAFFIC
+
+        @property
+        def level(self) -> str:
+            """The engine's level name for this band (the inverse of :meth:`of_level`)."""
+            return "resolution" if self == "resolution" else "advisory"
+
     class State(models.TextChoices):
         OPEN = "open"
         ACKNOWLEDGED = "acknowledged"

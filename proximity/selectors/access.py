@@ -16,6 +16,7 @@ __all__ = [
     "is_staff",
     "principal_for_token",
     "token_digest",
+    "viewer_of",
     "viewer_sees",
     "visible_labels_q",
     "visible_scopes",
@@ -48,8 +49,12 @@ def can_see(principal: Principal | None, scope: str, disclosure: Iterable[str] =
     """The project's one visibility rule (the engine's ``is_visible``), for stored rows."""
     if principal is None or not principal.is_active:
         return False
-    viewer = Viewer(principal.name, frozenset(principal.scopes), frozenset(principal.clearances))
-    return viewer_sees(viewer, scope, disclosure)
+    return viewer_sees(viewer_of(principal), scope, disclosure)
+
+
+def viewer_of(principal: Principal) -> Viewer:
+    """The engine's viewer for a principal: the one place the two are mapped."""
+    return Viewer(principal.name, frozenset(principal.scopes), frozenset(principal.clearances))
 
 
 def viewer_sees(viewer: Viewer, scope: str | None, disclosure: Iterable[str] | None = ()) -> bool:

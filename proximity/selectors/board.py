@@ -176,7 +176,7 @@ def board_scene(
 
 def _column(a: ProximityAdvisory) -> str:
     if a.state == ProximityAdvisory.State.OPEN:
-        return "resolution" if a.band == ProximityAdvisory.Band.RESOLUTION else "traffic"
+        return str(ProximityAdvisory.Band(a.band))  # the column is named for the band
     return a.state
 
 

@@ -17,10 +17,6 @@ from proximity.services.messages import messages_for_advisories
 __all__ = ["advisories_apply_scan", "advisory_acknowledge", "advisory_detail"]
 
 LIVE = (ProximityAdvisory.State.OPEN, ProximityAdvisory.State.ACKNOWLEDGED)
-_BAND = {
-    "advisory": ProximityAdvisory.Band.TRAFFIC,
-    "resolution": ProximityAdvisory.Band.RESOLUTION,
-}
 
 
 def _trend(rate: float | None) -> str:
@@ -50,7 +46,7 @@ def _fields(adv: dict[str, Any], agents: dict[str, Agent], scan: ProximityScan) 
     risk = min(1.0, max(0.0, float(adv["risk"])))
     probability, label = calibrate(risk, profile=scan.profile, scorer_version=scan.scorer_version)
     return {
-        "band": _BAND[adv["level"]],
+        "band": ProximityAdvisory.Band.of_level(adv["level"]),
         "risk": risk,
         "calibrated_probability": probability,
         "calibration_label": label,

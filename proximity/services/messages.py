@@ -20,7 +20,7 @@ def _engine_advisory(advisory: ProximityAdvisory) -> dict[str, object]:
     return {
         "a": advisory.agent_a.agent_id,
         "b": advisory.agent_b.agent_id,
-        "level": "resolution" if resolution else "advisory",
+        "level": ProximityAdvisory.Band(advisory.band).level,
         "risk": advisory.risk,
         "steer": advisory.steer.agent_id if resolution and advisory.steer else None,
         "hold": advisory.hold.agent_id if resolution and advisory.hold else None,

@@ -35,15 +35,10 @@ from proximity.engine.overlap import (
 from proximity.engine.overlap import OverlapRun as EngineRun
 from proximity.engine.overlap import TaskRecord as EngineRecord
 from proximity.models import OverlapRun, Principal, TaskVersion
-from proximity.selectors.access import viewer_sees
+from proximity.selectors.access import viewer_of, viewer_sees
 from proximity.services.claims import claim_row
 from proximity.services.overlap_store import run_store
-from proximity.services.task_records import (
-    engine_record,
-    ensure_embeddings,
-    vector_of,
-    viewer_of,
-)
+from proximity.services.task_records import engine_record, ensure_embeddings, vector_of
 from proximity.sources.nli import nli_adapter_for
 
 __all__ = ["ACTIVE_POLICY", "overlap_run_execute", "overlap_run_request", "overlap_runs_sweep"]

@@ -12,13 +12,12 @@ from numpy.typing import NDArray
 from proximity.engine.overlap import (
     Provenance,
     TaskRecord,
-    Viewer,
     plan_sketch_from_mapping,
 )
-from proximity.models import Principal, TaskVersion
+from proximity.models import TaskVersion
 from proximity.sources.embedding import EmbeddingUnavailableError, SentenceEmbedder
 
-__all__ = ["embedder", "engine_record", "ensure_embeddings", "vector_of", "viewer_of"]
+__all__ = ["embedder", "engine_record", "ensure_embeddings", "vector_of"]
 
 
 @lru_cache(maxsize=1)
@@ -47,10 +46,6 @@ def engine_record(v: TaskVersion) -> TaskRecord:
         plan_sketch=plan_sketch_from_mapping(v.plan_sketch) if v.plan_sketch else None,
         space_id=v.space_id or None,
     )
-
-
-def viewer_of(principal: Principal) -> Viewer:
-    return Viewer(principal.name, frozenset(principal.scopes), frozenset(principal.clearances))
 
 
 def vector_of(v: TaskVersion) -> NDArray[np.float32] | None:
