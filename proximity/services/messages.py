@@ -11,6 +11,7 @@ from django.db import transaction
 
 from proximity.engine.airspace import build_triggers
 from proximity.models import Agent, ProximityAdvisory, Repository, TriggerCooldown, TriggerMessage
+from proximity.services.enqueue import WEBHOOK, enqueue
 
 __all__ = ["messages_claim_pending", "messages_for_advisories", "messages_for_advisory"]
 
@@ -132,10 +133,8 @@ def messages_for_advisory(*, advisory: ProximityAdvisory, now: datetime) -> list
 
 
 def _push(message_ids: list[int]) -> None:
-    from proximity.tasks import deliver_webhook
-
     for pk in message_ids:
-        deliver_webhook.delay(pk)
+        enqueue(WEBHOOK, pk)
 
 
 def messages_claim_pending(

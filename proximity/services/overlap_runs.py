@@ -37,6 +37,7 @@ from proximity.engine.overlap import TaskRecord as EngineRecord
 from proximity.models import OverlapRun, Principal, TaskVersion
 from proximity.selectors.access import viewer_of, viewer_sees
 from proximity.services.claims import claim_row
+from proximity.services.enqueue import OVERLAP_RUN, enqueue
 from proximity.services.overlap_store import run_store
 from proximity.services.task_records import engine_record, ensure_embeddings, vector_of
 from proximity.sources.nli import nli_adapter_for
@@ -59,10 +60,8 @@ def overlap_run_request(*, version_id: int, now: datetime | None = None) -> Over
 
 
 def _enqueue(version_id: int) -> None:
-    from proximity.tasks import run_overlap_for_version
-
     try:
-        run_overlap_for_version.delay(version_id, ACTIVE_POLICY.digest)
+        enqueue(OVERLAP_RUN, version_id, ACTIVE_POLICY.digest)
     except (KombuOperationalError, OSError):  # broker down: the pending row is the outbox
         log.warning(
             "could not enqueue overlap run for version %s; the sweep will retry", version_id

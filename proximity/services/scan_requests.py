@@ -20,6 +20,7 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 
 from proximity.models import ProximityScan, Repository, WorkingSetSnapshot
+from proximity.services.enqueue import SCAN, enqueue
 
 __all__ = ["scan_enqueue", "scan_request", "scan_requests_sweep"]
 
@@ -45,11 +46,9 @@ def scan_request(*, repository_id: int, now: datetime | None = None) -> bool:
 
 
 def scan_enqueue(*, repository_id: int, countdown: float | None = None) -> bool:
-    from proximity.tasks import scan_repository
-
     delay = settings.OVERLAP_SCAN_DEBOUNCE_SECONDS if countdown is None else countdown
     try:
-        scan_repository.apply_async((repository_id,), countdown=delay)
+        enqueue(SCAN, repository_id, countdown=delay)
     except (KombuOperationalError, OSError):  # broker down: the request stays for the sweep
         log.warning("could not enqueue scan of repository %s; the sweep will retry", repository_id)
         return False
