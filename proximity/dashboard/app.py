@@ -18,7 +18,6 @@ from django.utils import timezone
 from proximity.dashboard.auth import current_principal, install_login_guard
 from proximity.dashboard.figures import DEFAULT_BANDS, airspace_figure
 from proximity.dashboard.kanban import BAND_SHAPES, aria, card_view, kanban_view
-from proximity.dashboard.records import BAND_LABELS, BANDS
 from proximity.exceptions import NotFoundError
 from proximity.models import Principal
 from proximity.selectors.board import (
@@ -28,6 +27,7 @@ from proximity.selectors.board import (
     board_scene,
     board_task_cards,
 )
+from proximity.selectors.board_records import BAND_LABELS, BANDS
 from proximity.services.advisories import advisory_acknowledge
 
 __all__ = ["PREFIX", "REFRESH_MS", "create_app"]

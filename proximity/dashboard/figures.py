@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from proximity.dashboard.records import (
+from proximity.selectors.board_records import (
     BAND_LABELS,
     BANDS,
     AgentPoint,

@@ -10,7 +10,7 @@ from typing import Any
 
 from dash import html
 
-from proximity.dashboard.records import BAND_LABELS, Card, SharedFile, TaskCard, channels_text
+from proximity.selectors.board_records import BAND_LABELS, Card, SharedFile, TaskCard, channels_text
 
 __all__ = ["BAND_SHAPES", "COLUMN_TITLES", "aria", "card_view", "kanban_view", "task_card_view"]
 

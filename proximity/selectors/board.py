@@ -14,16 +14,6 @@ from django.db.models import Max, Q
 from django.urls import reverse
 from django.utils import timezone
 
-from proximity.dashboard.records import (
-    AgentPoint,
-    Card,
-    Coverage,
-    FilePoint,
-    LinkRecord,
-    Scene,
-    SharedFile,
-    TaskCard,
-)
 from proximity.models import (
     Agent,
     Principal,
@@ -37,6 +27,16 @@ from proximity.selectors.access import can_see
 from proximity.selectors.adjudications import principal_for_user, visible_overlap_advisories
 from proximity.selectors.advisories import advisory_list, repository_get, repository_list
 from proximity.selectors.airspace import latest_scan
+from proximity.selectors.board_records import (
+    AgentPoint,
+    Card,
+    Coverage,
+    FilePoint,
+    LinkRecord,
+    Scene,
+    SharedFile,
+    TaskCard,
+)
 
 __all__ = [
     "COLUMNS",

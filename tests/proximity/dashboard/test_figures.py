@@ -12,7 +12,7 @@ from proximity.dashboard.figures import (
     link_hover,
     width_for,
 )
-from proximity.dashboard.records import AgentPoint, Coverage, FilePoint, LinkRecord, Scene
+from proximity.selectors.board_records import AgentPoint, Coverage, FilePoint, LinkRecord, Scene
 
 
 def _scene(coverage: Coverage | None = None) -> Scene:
@@ -93,7 +93,7 @@ def test_hover_names_both_agents_channels_and_right_of_way():
 
 
 def test_channels_are_named_for_people_strongest_first():
-    from proximity.dashboard.records import channels_text
+    from proximity.selectors.board_records import channels_text
 
     text = channels_text({"tree": 0.5, "adjacency": 1.0, "dependency": 0.0, "novel": 0.2})
     assert text == "abutting edits 1.00, nearby in the tree 0.50, novel 0.20"

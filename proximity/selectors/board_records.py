@@ -1,4 +1,6 @@
-"""Plain records the board's selectors produce and its figure builders read (no Django here)."""
+"""Plain records of the board: the board selectors produce them, the figure builders read them.
+
+They live with the selectors so the read layer does not depend on the screen (no Django here)."""
 
 from __future__ import annotations
 
