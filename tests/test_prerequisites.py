@@ -122,10 +122,19 @@ def test_without_check_root_installs_with_apt_get_and_others_are_told(bin_dir: P
 
 @pytest.mark.parametrize("target", ["test", "demo"])
 def test_make_runs_the_prerequisites_script_before_building_the_venv(target: str) -> None:
+    # Run as a top-level make even inside `make test` (CI), where MAKELEVEL and MAKEFLAGS make a
+    # nested make print "Entering directory" lines.
+    env = {k: v for k, v in os.environ.items() if k not in {"MAKELEVEL", "MAKEFLAGS", "MFLAGS"}}
     result = subprocess.run(
-        ["make", "-n", target], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True
+        ["make", "-n", "--no-print-directory", target],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     )
-    commands = result.stdout.splitlines()
+    commands = [c for c in result.stdout.splitlines() if not c.startswith("make[")]
     assert commands[0] == f"scripts/prerequisites {target}"
     assert "install" in commands[1]  # the venv (make install) comes after the check
 
