@@ -87,11 +87,12 @@ def _deny_text(result: CheckResult, blocking: Sequence[Finding]) -> str:
         blocking,
         header=f"Overlap Radar: this edit of {paths} would collide with another agent's work.",
     )
-    others = " ".join(sorted({f.other for f in blocking}))
+    names = sorted({f.other for f in blocking})
+    who = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
     return (
         f"{text}\nWays forward: (1) edit elsewhere (other lines or files) and leave these to "
-        f"{others}; or (2) coordinate, then acknowledge with `radar ack {others}` (MCP tool "
-        f"`acknowledge`) and retry: the same edit is then allowed."
+        f"{who}; or (2) coordinate, then acknowledge with `radar ack {' '.join(names)}` (MCP "
+        f"tool `acknowledge`) and retry: the same edit is then allowed."
     )
 
 
