@@ -7,6 +7,7 @@ from proximity.api.schemas import (
     MessageOut,
     OverlapAdvisoryOut,
     OverlapRunOut,
+    RepositoryOut,
     ScanOut,
     TaskVersionOut,
 )
@@ -16,6 +17,7 @@ from proximity.models import (
     Principal,
     ProximityAdvisory,
     ProximityScan,
+    Repository,
     TaskVersion,
     TriggerMessage,
 )
@@ -25,6 +27,7 @@ __all__ = [
     "advisory_out",
     "message_out",
     "overlap_advisory_out",
+    "repository_out",
     "run_out",
     "scan_out",
     "version_out",
@@ -56,6 +59,16 @@ def advisory_out(a: ProximityAdvisory) -> AdvisoryOut:
         last_seen=a.last_seen,
         acknowledged_by=a.acknowledged_by,
         detail=a.detail,
+    )
+
+
+def repository_out(repo: Repository) -> RepositoryOut:
+    return RepositoryOut(
+        name=repo.name,
+        scope=repo.scope,
+        base_branch=repo.base_branch,
+        profile=repo.profile,
+        agent_count=getattr(repo, "agent_count", 0),  # annotated by repository_list
     )
 
 

@@ -15,7 +15,7 @@ from django.utils import timezone
 from proximity.models import Agent, ProximityAdvisory
 from proximity.services.advisories import advisory_acknowledge
 from tests.factories import make_caller, make_repository
-from tests.reliability.test_inbox_claim_race import _in_thread, _wait_until, _waiting_on_a_lock
+from tests.reliability.locks import a_session_waits_on_a_lock, in_thread
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -50,12 +50,12 @@ def test_an_acknowledgement_that_waited_on_the_first_keeps_both(advisory) -> Non
             acknowledged.set()
             release.wait(10)
 
-    slow_thread = _in_thread(slow)
+    slow_thread = in_thread(slow)
     assert acknowledged.wait(10)
-    fast_thread = _in_thread(
+    fast_thread = in_thread(
         lambda: advisory_acknowledge(advisory_id=advisory.pk, principal=second.principal, note="b")
     )
-    assert _wait_until(_waiting_on_a_lock), "the second acknowledgement did not wait for the first"
+    assert a_session_waits_on_a_lock(), "the second acknowledgement did not wait for the first"
     release.set()
     slow_thread.join(10)
     fast_thread.join(10)

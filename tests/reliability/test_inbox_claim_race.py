@@ -8,17 +8,17 @@ the row locks and re-check ``delivered_at IS NULL`` against the committed rows.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from proximity.models import Agent, TriggerMessage
 from proximity.services.messages import messages_claim_pending
 from tests.factories import make_inbox, make_repository
+from tests.reliability.locks import a_session_waits_on_a_lock, in_thread
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -29,36 +29,6 @@ def inbox() -> Agent:
     to = Agent.objects.create(repository=repo, agent_id="feature/login")
     make_inbox(to, Agent.objects.create(repository=repo, agent_id="feature/cart"), 60)
     return to
-
-
-def _in_thread(work: Callable[[], None]) -> threading.Thread:
-    def run() -> None:
-        try:
-            work()
-        finally:
-            connection.close()  # each thread had its own connection
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread
-
-
-def _waiting_on_a_lock() -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity "
-            "WHERE wait_event_type = 'Lock' AND datname = current_database()"
-        )
-        return bool(cursor.fetchone()[0])
-
-
-def _wait_until(condition: Callable[[], bool], seconds: float = 10) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 def _poll_into(out: list[Any], agent: Agent) -> Callable[[], None]:
@@ -77,10 +47,10 @@ def test_a_poll_that_waited_on_the_first_ones_claim_receives_none_of_its_message
             claimed.set()
             release.wait(10)
 
-    slow = _in_thread(slow_poll)
+    slow = in_thread(slow_poll)
     assert claimed.wait(10)
-    fast = _in_thread(_poll_into(second, inbox))
-    assert _wait_until(_waiting_on_a_lock), "the second poll never waited on the row locks"
+    fast = in_thread(_poll_into(second, inbox))
+    assert a_session_waits_on_a_lock(), "the second poll never waited on the row locks"
     release.set()
     slow.join(10)
     fast.join(10)
@@ -100,7 +70,7 @@ def test_two_pollers_together_receive_every_message_exactly_once(inbox) -> None:
 
         return poll
 
-    threads = [_in_thread(poller(name)) for name in received]
+    threads = [in_thread(poller(name)) for name in received]
     for thread in threads:
         thread.join(30)
     a, b = set(received["a"]), set(received["b"])

@@ -13,13 +13,10 @@ and the second store is seen waiting on the first one's row lock in ``pg_stat_ac
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from proximity.models import Agent, ProximityAdvisory, ProximityScan, Repository
@@ -28,6 +25,7 @@ from proximity.selectors.airspace import latest_scan
 from proximity.services import scans
 from proximity.services.scans import scan_run
 from tests.factories import file_entry, make_repository
+from tests.reliability.locks import a_session_waits_on_a_lock, in_thread
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -110,33 +108,7 @@ def crossing() -> tuple[Repository, Agent]:
 
 
 def _scan_in_thread(name: str, repo: Repository, out: dict[str, Any]) -> threading.Thread:
-    def run() -> None:
-        try:
-            out[name] = scan_run(repository_id=repo.pk)
-        finally:
-            connection.close()  # each thread had its own connection
-
-    thread = threading.Thread(target=run, name=name)
-    thread.start()
-    return thread
-
-
-def _wait_until(condition: Callable[[], bool], seconds: float = 10) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return False
-
-
-def _waiting_on_a_lock() -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity"
-            " WHERE wait_event_type = 'Lock' AND datname = current_database()"
-        )
-        return bool(cursor.fetchone()[0])
+    return in_thread(lambda: out.__setitem__(name, scan_run(repository_id=repo.pk)), name=name)
 
 
 def _join(gates: Gates, *threads: threading.Thread) -> None:
@@ -178,7 +150,7 @@ def test_older_inputs_stored_after_newer_ones_are_superseded(gates: Gates, advis
     try:
         gates.wait("newer", "locked")
         gates.open("older", "read")
-        assert _wait_until(_waiting_on_a_lock), "the older store never waited on the lock"
+        assert a_session_waits_on_a_lock(), "the older store never waited on the lock"
     finally:
         _join(gates, older, newer)
     assert out["newer"].status == "done"
@@ -205,7 +177,7 @@ def test_newer_inputs_stored_after_older_ones_are_applied(gates: Gates, advised)
         gates.open("older", "read")
         gates.wait("older", "locked")
         gates.open("newer", "read")
-        assert _wait_until(_waiting_on_a_lock), "the newer store never waited on the lock"
+        assert a_session_waits_on_a_lock(), "the newer store never waited on the lock"
         gates.open("older", "locked")
     finally:
         _join(gates, older, newer)

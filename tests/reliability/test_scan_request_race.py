@@ -12,12 +12,11 @@ transaction, after the row lock, by pausing the first call it makes once it hold
 from __future__ import annotations
 
 import threading
-import time
 from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from proximity.models import ProximityScan
@@ -25,23 +24,9 @@ from proximity.services import scans
 from proximity.services.scan_requests import scan_request
 from proximity.services.scans import scan_run
 from tests.factories import make_repository
+from tests.reliability.locks import a_session_waits_on_a_lock, in_thread
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
-
-
-def _wait_for_a_lock_wait(timeout: float = 10.0) -> bool:
-    """True once some other backend of this database waits on a row lock."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND wait_event_type = 'Lock'"
-            )
-            if cursor.fetchone()[0]:
-                return True
-        time.sleep(0.02)
-    return False
 
 
 @pytest.mark.usefixtures("in_process_tasks")
@@ -63,29 +48,18 @@ def test_a_request_refreshed_while_a_scan_clears_it_is_scheduled(
     monkeypatch.setattr(scans, "advisories_apply_scan", held_after_the_row_lock)
     finished: list[ProximityScan | None] = []
 
-    def finishing_scan() -> None:
-        try:
-            finished.append(scan_run(repository_id=repo.pk))
-        finally:
-            connection.close()
-
-    scan = threading.Thread(target=finishing_scan)
-    scan.start()
+    scan = in_thread(lambda: finished.append(scan_run(repository_id=repo.pk)))
     assert locked.wait(10), "the scan never reached its row lock"
     outcome: list[bool] = []
 
     def report() -> None:
-        try:
-            with transaction.atomic():
-                outcome.append(scan_request(repository_id=repo.pk, now=timezone.now()))
-        finally:
-            connection.close()
+        with transaction.atomic():
+            outcome.append(scan_request(repository_id=repo.pk, now=timezone.now()))
 
-    reporter = threading.Thread(target=report)
-    reporter.start()
+    reporter = in_thread(report)
     try:
         # the report's "refresh the time" UPDATE now waits on the scan's row lock
-        assert _wait_for_a_lock_wait(), "the report never waited on the scan's row lock"
+        assert a_session_waits_on_a_lock(), "the report never waited on the scan's row lock"
     finally:
         release.set()
         scan.join(10)

@@ -10,27 +10,17 @@ from django.http import HttpRequest
 from ninja import Router, Status
 
 from proximity.api.auth import StaffTokenAuth, TokenAuth, principal_of
+from proximity.api.presenters import repository_out
 from proximity.api.schemas import ERRORS, RepositoryIn, RepositoryOut
-from proximity.models import Repository
 from proximity.selectors.advisories import repository_list
 from proximity.services.repositories import repository_create, repository_remove
 
 router = Router(tags=["repositories"], auth=TokenAuth())
 
 
-def _out(repo: Repository) -> RepositoryOut:
-    return RepositoryOut(
-        name=repo.name,
-        scope=repo.scope,
-        base_branch=repo.base_branch,
-        profile=repo.profile,
-        agent_count=getattr(repo, "agent_count", 0),
-    )
-
-
 @router.get("/repositories", response={200: list[RepositoryOut], **ERRORS}, by_alias=True)
 def list_repositories(request: HttpRequest) -> list[RepositoryOut]:
-    return [_out(r) for r in repository_list(principal_of(request))]
+    return [repository_out(r) for r in repository_list(principal_of(request))]
 
 
 @router.post(
@@ -42,7 +32,7 @@ def list_repositories(request: HttpRequest) -> list[RepositoryOut]:
 )
 def create_repository(request: HttpRequest, body: RepositoryIn) -> Status[RepositoryOut]:
     repo = repository_create(principal=principal_of(request), **body.model_dump())
-    return Status(201, _out(repo))
+    return Status(201, repository_out(repo))
 
 
 @router.delete(
