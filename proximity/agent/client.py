@@ -26,9 +26,10 @@ class ApiClient:
         self.base = server.rstrip("/")
         self.token = token
         self.timeout = timeout
+        self._url = urllib.parse.urlsplit(self.base)
 
     def _connection(self) -> http.client.HTTPConnection:
-        parts = urllib.parse.urlsplit(self.base)
+        parts = self._url
         if parts.scheme not in {"http", "https"} or not parts.hostname:
             raise ServerError(f"server {self.base!r}: expected http(s)://host[:port]")
         if parts.scheme == "https":
@@ -39,7 +40,7 @@ class ApiClient:
         # http.client, not urllib.request: the hook pays every import on every edit, and
         # urllib.request adds proxy discovery, cookies and the mail parser it never needs.
         data = None if body is None else json.dumps(body).encode("utf-8")
-        prefix = urllib.parse.urlsplit(self.base).path.rstrip("/")
+        prefix = self._url.path.rstrip("/")
         headers = {"Authorization": f"Bearer {self.token}", "Accept": "application/json"}
         if data is not None:
             headers["Content-Type"] = "application/json"

@@ -38,7 +38,6 @@ class PlannedEdit:
     lines: tuple[Range, ...] | None = None
     kind: str = "edit"
     excerpt: str = ""
-    moved_to: str | None = None
 
 
 def _read(path: str) -> str | None:
@@ -156,10 +155,10 @@ def patch_edit(root: str, item: PatchFile) -> list[PlannedEdit]:
     text = _read(path)
     ranges = _chunk_ranges(text, item.old_chunks) if text is not None else None
     excerpt = "\n".join(item.old_chunks[0][1])[:_EXCERPT] if item.old_chunks else ""
-    edits = [PlannedEdit(path, ranges, "edit", excerpt, item.move_to)]
+    edits = [PlannedEdit(path, ranges, "edit", excerpt)]
     if item.move_to:
         edits = [
-            PlannedEdit(path, None, "move", excerpt, item.move_to),
+            PlannedEdit(path, None, "move", excerpt),
             PlannedEdit(str(Path(root, item.move_to)), None, "create"),
         ]
     return edits

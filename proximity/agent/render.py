@@ -1,9 +1,8 @@
 """Each harness's own answer format for a decision: what goes to stdout, and the exit code.
 
-Only exit codes 0 and 2 are ever used, and 2 never is: every decision travels as JSON on
-stdout with exit 0 (Claude Code, Codex and Gemini CLI read it there; exit 2 would make them
-show stderr instead). "No decision" is no output at all, so the person's own permission
-prompt still runs.
+The exit code is always 0: every decision travels as JSON on stdout (Claude Code, Codex and
+Gemini CLI read it there; exit 2 would make them show stderr instead). "No decision" is no
+output at all, so the person's own permission prompt still runs.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ written: a check is a question, and its answer must not move any advisory.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -63,8 +64,6 @@ def _acknowledged(agent: Agent | None, now: datetime) -> set[str]:
 
 def _stable_right_of_way(findings: list[Any], live: dict[str, ProximityAdvisory]) -> list[Any]:
     """A pair already in a Resolution Advisory keeps the right of way its scans gave it."""
-    from dataclasses import replace
-
     out = []
     for f in findings:
         adv = live.get(f.other)

@@ -57,7 +57,8 @@ def pair_trail_acknowledge(
         log.info("no trail for %s..%s: no base revision", agent.agent_id, other.agent_id)
         return None
     mine = paths or _writes(agent)
-    theirs = [p for p in _writes(other) if p in set(mine)] or _writes(other)
+    written = _writes(other)
+    theirs = [p for p in written if p in set(mine)] or written
     n, stored = _latest(repository, agent, other)
     try:
         document = acknowledge_in_pair(
