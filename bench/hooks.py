@@ -7,7 +7,9 @@ server figure needs PostgreSQL and Redis; without them only the local figures ar
 Django), compiled at install; without it, this environment's editable install is used. Targets from
 issue 13: p95 <= 150 ms against a running server, <= 300 ms reading local worktrees. The
 baseline is ``manage.py radar check FILE``, the only pre-edit answer before, measured in the
-same run on the same repository. Every figure spawns a fresh process, as a harness does.
+same run on the same repository. Every figure spawns a fresh process, as a harness does, and
+each is measured twice: with the warm ``radar daemon`` the hook forwards to (the default: the
+first call starts it) and with ``RADAR_DAEMON=0`` (each process answers by itself).
 """
 
 from __future__ import annotations
@@ -107,10 +109,40 @@ def timed(
     return out
 
 
+def warm_daemon(radar: Path, env: dict[str, str], cwd: Path, stdin: str) -> None:
+    """Start the daemon through a first hook call, as a harness would, and wait until it answers."""
+    subprocess.run([str(radar), "hook", "claude"], input=stdin, cwd=cwd, env=env,
+                   capture_output=True, text=True, check=False)  # fmt: skip
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        status = [str(radar), "daemon", "status"]
+        if subprocess.run(status, env=env, capture_output=True, check=False).returncode == 0:
+            return
+        time.sleep(0.2)
+    raise RuntimeError("the radar daemon did not start")
+
+
+def stop_daemon(radar: Path, env: dict[str, str]) -> None:
+    subprocess.run([str(radar), "daemon", "stop"], env=env, capture_output=True, check=False)
+
+
+def both_ways(
+    name: str, hook: list[str], stdin: str, *, radar: Path, cwd: Path, env: dict[str, str],
+    n: int, baseline: float
+) -> None:  # fmt: skip
+    """The same call answered by the warm daemon and by a process of its own."""
+    warm_daemon(radar, env, cwd, stdin)
+    timed(hook, stdin=stdin, cwd=cwd, env=env, n=2)
+    line(f"{name}, daemon", timed(hook, stdin=stdin, cwd=cwd, env=env, n=n), baseline)
+    stop_daemon(radar, env)
+    cold = {**env, "RADAR_DAEMON": "0"}
+    line(f"{name}, no daemon", timed(hook, stdin=stdin, cwd=cwd, env=cold, n=n), baseline)
+
+
 def line(name: str, ms: list[float], baseline: float | None = None) -> None:
     p50, p95 = percentile(ms, 0.5), percentile(ms, 0.95)
     ratio = f"   {baseline / p95:5.1f}x faster than the baseline p95" if baseline else ""
-    print(f"{name:<44} p50 {p50:7.1f} ms   p95 {p95:7.1f} ms{ratio}")
+    print(f"{name:<52} p50 {p50:7.1f} ms   p95 {p95:7.1f} ms{ratio}")
 
 
 def server_figures(
@@ -154,17 +186,9 @@ def server_figures(
         me = repo.path("agent0")
         deny = payload(me, "line 12\n")  # agent1 edits lines 11-13
         timed(hook, stdin=deny, cwd=me, env=env, n=2)  # warm the server's first request
-        line(
-            "radar hook, server, denied edit",
-            timed(hook, stdin=deny, cwd=me, env=env, n=n),
-            baseline,
-        )
-        clear = payload(me, "line 150\n")
-        line(
-            "radar hook, server, clear edit",
-            timed(hook, stdin=clear, cwd=me, env=env, n=n),
-            baseline,
-        )
+        for name, stdin in (("denied", deny), ("clear", payload(me, "line 150\n"))):
+            both_ways(f"radar hook, server, {name} edit", hook, stdin, radar=radar, cwd=me,
+                      env=env, n=n, baseline=baseline)  # fmt: skip
 
 
 def main() -> None:
@@ -177,11 +201,13 @@ def main() -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     with tempfile.TemporaryDirectory() as tmp:
         env["RADAR_STATE_DIR"] = str(Path(tmp) / "state")
+        env["RADAR_DAEMON_IDLE"] = "300"
         repo = build(Path(tmp))
         me = repo.path("agent0")
         hook = [str(radar), "hook", "claude"]
         deny, clear = payload(me, "line 12\n"), payload(me, "line 150\n")
-        timed(hook, stdin=deny, cwd=me, env=env, n=2)  # compile bytecode once, as an install does
+        cold = {**env, "RADAR_DAEMON": "0"}
+        timed(hook, stdin=deny, cwd=me, env=cold, n=2)  # compile bytecode once, as an install does
         check = [
             sys.executable,
             str(ROOT / "manage.py"),
@@ -199,16 +225,9 @@ def main() -> None:
         print(f"{AGENTS} agents, {files} files; each figure spawns a process")
         line("baseline: manage.py radar check FILE", baseline_ms)
         base = percentile(baseline_ms, 0.95)
-        line(
-            "radar hook, local worktrees, denied edit",
-            timed(hook, stdin=deny, cwd=me, env=env, n=args.runs),
-            base,
-        )
-        line(
-            "radar hook, local worktrees, clear edit",
-            timed(hook, stdin=clear, cwd=me, env=env, n=args.runs),
-            base,
-        )
+        for name, stdin in (("denied", deny), ("clear", clear)):
+            both_ways(f"radar hook, local worktrees, {name} edit", hook, stdin, radar=radar,
+                      cwd=me, env=env, n=args.runs, baseline=base)  # fmt: skip
         if os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL"):
             server_figures(repo, env, args.runs, base, radar)
         else:

@@ -10,6 +10,11 @@ import pytest
 from django.conf import settings
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+# Every `radar hook` a test runs answers in its own process: a warm daemon started by one test
+# would outlive it. tests/agent/test_daemon.py turns the daemon on, and stops it, itself.
+os.environ["RADAR_DAEMON"] = "0"
+
 LOUD_SUITES = ("browser", "integration")  # whole tiers that skip when their tools are missing
 
 

@@ -13,11 +13,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from proximity.agent.config import ConfigError
-from proximity.agent.edits import PlannedEdit
-from proximity.agent.payloads import HARNESSES
+from proximity.agent import HARNESSES
 
-__all__ = ["main"]
+__all__ = ["hook_answer", "main"]
 
 EXIT_ADVISORY = 2
 
@@ -57,6 +55,9 @@ def _parser() -> argparse.ArgumentParser:
     mcp.add_argument("--port", type=int, default=8765)
     mcp.add_argument("--path", default=".", help="the agent's worktree (stdio)")
     _server_flags(mcp)
+    daemon = sub.add_parser("daemon", help="the warm process that answers hooks faster")
+    daemon.add_argument("action", choices=("run", "status", "stop"))
+    daemon.add_argument("--socket", help=argparse.SUPPRESS)
     hooks = sub.add_parser("hooks", help="install, remove or inspect the harness hooks")
     hooks.add_argument("action", choices=("install", "uninstall", "doctor"))
     hooks.add_argument("--harness", choices=HARNESSES, required=True)
@@ -84,6 +85,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, str | None]:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from proximity.agent.edits import PlannedEdit
     from proximity.agent.hook import check_text
     from proximity.agent.session import AgentSession
 
@@ -131,17 +133,34 @@ def _report(args: argparse.Namespace) -> int:
         time.sleep(args.every)
 
 
-def _hook(args: argparse.Namespace) -> int:
+def hook_answer(argv: Sequence[str], stdin: str) -> str:
+    """What ``radar hook ...`` prints for ``stdin`` (here, or in the daemon for a caller)."""
     from proximity.agent.hook import run_hook
+
+    args = _parser().parse_args(list(argv))
+    return run_hook(args.harness, stdin, **_overrides(args)).stdout
+
+
+def _hook(argv: Sequence[str]) -> int:
+    """Forwarded to the warm daemon when one runs, else answered here; always 0."""
+    from proximity.agent import warm
 
     try:
         stdin = sys.stdin.read()
     except (OSError, UnicodeDecodeError):
         stdin = ""
-    outcome = run_hook(args.harness, stdin, **_overrides(args))
-    if outcome.stdout:
-        sys.stdout.write(outcome.stdout + "\n")
+    out = warm.ask(list(argv), stdin)
+    if out is None:
+        out = hook_answer(argv, stdin)
+    if out:
+        sys.stdout.write(out + "\n")
     return 0
+
+
+def _daemon(args: argparse.Namespace) -> int:
+    from proximity.agent.daemon import daemon_command
+
+    return daemon_command(args.action, socket_override=args.socket)
 
 
 def _mcp(args: argparse.Namespace) -> int:
@@ -157,19 +176,21 @@ def _hooks(args: argparse.Namespace) -> int:
 
 
 _COMMANDS = {
-    "hook": _hook,
     "check": _check,
     "ack": _ack,
     "report": _report,
     "mcp": _mcp,
     "hooks": _hooks,
+    "daemon": _daemon,
 }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
-    if args.command == "hook":
-        return _hook(args)  # never anything but 0, whatever happens inside
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["hook"] and len(words) > 1 and words[1] in HARNESSES:
+        return _hook(words)  # never anything but 0, whatever happens inside
+    args = _parser().parse_args(words)
+    from proximity.agent.config import ConfigError
     from proximity.agent.errors import ServerError
     from proximity.sources.git import GitError
 

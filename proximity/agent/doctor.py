@@ -288,4 +288,17 @@ def doctor(spec: HarnessSpec, args: argparse.Namespace) -> int:
         out.append(("problem", f"round trip: {args.path} is not inside a git worktree"))
     else:
         _round_trip(spec.harness, top, overrides, out)
+    out.append(("info", _daemon_line()))
     return _report(out)
+
+
+def _daemon_line() -> str:
+    from proximity.agent.daemon import daemon_status
+    from proximity.agent.warm import enabled
+
+    if not enabled():
+        return "daemon: off (RADAR_DAEMON=0): every hook answers in its own process"
+    status = daemon_status()
+    if status is None:
+        return "daemon: not running; the next hook starts it (faster answers after that)"
+    return f"daemon: running, pid {status.get('pid')}, {status.get('served')} hook call(s) answered"

@@ -155,6 +155,9 @@ def server_for(args: argparse.Namespace) -> MCPServer:
 def serve(args: argparse.Namespace) -> int:
     server = server_for(args)
     if args.transport != "http":
+        from proximity.agent.session import remember_working_sets
+
+        remember_working_sets()  # a session's whole life: re-read only worktrees that changed
         server.run("stdio")
         return 0
     if args.token_file:

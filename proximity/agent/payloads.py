@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from proximity.agent import HARNESSES
 from proximity.agent.edits import (
     PlannedEdit,
     parse_apply_patch,
@@ -25,7 +26,6 @@ from proximity.agent.edits import (
 
 __all__ = ["HARNESSES", "HookEvent", "PayloadError", "parse_payload"]
 
-HARNESSES = ("claude", "codex", "gemini", "cursor")
 
 PRE, POST, SESSION, PROMPT, OTHER = "pre_edit", "post_edit", "session_start", "prompt", "other"
 _EVENTS = {

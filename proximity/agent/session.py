@@ -20,8 +20,27 @@ from proximity.agent.worktree import AskingWorktree, engine_entries, find_worktr
 
 if TYPE_CHECKING:
     from proximity.agent.client import ApiClient
+    from proximity.sources.git import WorkingSet
+    from proximity.sources.git.memo import WorkingSetMemo
 
-__all__ = ["AgentSession", "ServerError"]
+__all__ = ["AgentSession", "ServerError", "remember_working_sets"]
+
+# Set in a long-lived process (the daemon): worktrees are re-read only when they changed. A
+# one-shot hook process leaves it unset, since telling what changed costs it one more git call.
+_MEMO: WorkingSetMemo | None = None
+
+
+def remember_working_sets() -> None:
+    global _MEMO
+    from proximity.sources.git.memo import WorkingSetMemo
+
+    _MEMO = WorkingSetMemo()
+
+
+def _working_sets(top: Any, base: str, max_workers: int = 4) -> tuple[WorkingSet, ...]:
+    from proximity.sources.git import read_working_sets
+
+    return read_working_sets(top, base=base, max_workers=max_workers, memo=_MEMO)
 
 
 def _in_thread(fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -114,13 +133,11 @@ class AgentSession:
         # two overlap: on a hook's short life that is most of its time (bench/hooks.py).
         from concurrent.futures import ThreadPoolExecutor
 
-        from proximity.sources.git import read_working_sets
-
         base = self.config.base
         with ThreadPoolExecutor(max_workers=2) as pool:
             # One git process per core: more only steal the core numpy's import runs on.
             workers = os.cpu_count() or 2
-            sets = pool.submit(read_working_sets, self.worktree.top, base=base, max_workers=workers)
+            sets = pool.submit(_working_sets, self.worktree.top, base, workers)
             files = pool.submit(engine_entries, self.worktree, planned, base=base)
             from proximity.agent.local import local_check  # numpy only when answered here
 
@@ -161,11 +178,8 @@ class AgentSession:
 
         from proximity.engine.trail import ShadowTrailError
         from proximity.engine.trail.pairs import Footprint, acknowledge_in_pair, pair_trail_id
-        from proximity.sources.git import read_working_sets
 
-        sets = {
-            ws.agent_id: ws for ws in read_working_sets(self.worktree.top, base=self.config.base)
-        }
+        sets = {ws.agent_id: ws for ws in _working_sets(self.worktree.top, self.config.base)}
         me, them = sets.get(self.agent_id), sets.get(other)
         if me is None or them is None or not me.merge_base:
             return ""
@@ -259,9 +273,7 @@ class AgentSession:
         if self.client is not None:
             rows = self.client.agents(self.repository)
             return [r for r in rows if r.get("agentId") != self.agent_id]
-        from proximity.sources.git import read_working_sets
-
-        sets = read_working_sets(self.worktree.top, base=self.config.base)
+        sets = _working_sets(self.worktree.top, self.config.base)
         return [
             {**ws.to_agent_json(), "intent": []}
             for ws in sets

@@ -10,12 +10,13 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
-import os
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from proximity.agent.warm import state_dir
 
 __all__ = ["LocalState", "hook_log", "state_root"]
 
@@ -23,11 +24,7 @@ _LOG_LIMIT = 1_000_000
 
 
 def state_root() -> Path:
-    explicit = os.environ.get("RADAR_STATE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "overlap-radar"
+    return Path(state_dir())
 
 
 def hook_log(line: str) -> None:

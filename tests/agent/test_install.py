@@ -266,6 +266,7 @@ def test_doctor_on_an_installed_worktree_is_healthy(
     assert out.err == ""
     assert out.out.rstrip().endswith("healthy")
     assert "server: none" in out.out
+    assert "daemon: off (RADAR_DAEMON=0)" in out.out  # tests/conftest.py turns it off
     round_trips = [line for line in out.out.splitlines() if line.startswith("round trip")]
     assert len(round_trips) == 2
     assert all(" ms, " in line for line in round_trips)

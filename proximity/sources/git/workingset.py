@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proximity.engine.diff import FileDiff, parse_raw_patch
 from proximity.sources.git._run import DIFF_ARGS, GitError, git, git_text
@@ -24,6 +24,9 @@ from proximity.sources.git.worktrees import (
     discover_worktrees,
     explicit_worktrees,
 )
+
+if TYPE_CHECKING:
+    from proximity.sources.git.memo import WorkingSetMemo
 
 __all__ = ["WorkingFile", "WorkingSet", "read_working_set", "read_working_sets"]
 
@@ -237,6 +240,7 @@ def read_working_sets(
     base: str = "main",
     worktrees: Sequence[tuple[str | Path, str]] | None = None,
     max_workers: int = 4,
+    memo: WorkingSetMemo | None = None,
 ) -> tuple[WorkingSet, ...]:
     """Working sets of every worktree of ``repo`` (or of explicit (path, base) pairs).
 
@@ -244,7 +248,8 @@ def read_working_sets(
     own problems (missing base, deleted directory, unreadable file) are errors on its result and
     the other worktrees are still read. A branch description (``git branch --edit-description``)
     becomes the agent's label. Worktrees are read in parallel threads: the time is spent in git
-    subprocesses, which release the GIL.
+    subprocesses, which release the GIL. A ``memo`` (a long-lived caller's) re-reads only the
+    worktrees that changed since its last read.
     """
     if worktrees is not None:
         found = explicit_worktrees(worktrees)
@@ -255,5 +260,22 @@ def read_working_sets(
     readable = [w.path for w in found if w.problem is None and Path(w.path).is_dir()]
     labels = branch_descriptions(readable[0]) if readable else {}
     with ThreadPoolExecutor(max_workers=max_workers) as pool:
-        sets = pool.map(lambda w: read_working_set(w, base=base), found)
+        if memo is None:
+            sets = pool.map(lambda w: read_working_set(w, base=base), found)
+        else:
+            bases = {w.base or base for w in found}
+            commits = _base_commits(readable[0], bases) if readable else {}
+            sets = pool.map(
+                lambda w: memo.read(w, base=base, base_commit=commits.get(w.base or base)), found
+            )
         return tuple(replace(ws, label=labels.get(ws.branch or "")) for ws in sets)
+
+
+def _base_commits(root: str | Path, bases: set[str]) -> dict[str, str | None]:
+    """The commit each base branch names now, in one ``rev-parse`` (``None``: not found)."""
+    names = sorted(bases)
+    code, out = git(root, ["rev-parse", *(f"{b}^{{commit}}" for b in names)], ok_codes=(0, 128))
+    found = out.decode().split() if code == 0 else []
+    if len(found) == len(names):
+        return dict(zip(names, found, strict=True))
+    return dict.fromkeys(names)

@@ -1,0 +1,218 @@
+"""The warm daemon behind `radar hook`: the same answers as a hook alone, never a dependency."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.agent.conftest import RADAR, Scene
+from tests.agent.payloads import load
+
+
+def _edit(scene: Scene, old: str) -> dict:
+    payload = load("claude_pre_edit", WORKTREE=str(scene.bob), FILE=str(scene.bob / "core.py"))
+    payload["tool_input"].update(
+        file_path=str(scene.bob / "core.py"), old_string=old, new_string="changed\n"
+    )
+    payload["tool_input"].pop("replace_all", None)
+    return payload
+
+
+def _status(scene: Scene) -> dict[str, int] | None:
+    run = scene.radar("daemon", "status")
+    if run.returncode != 0:
+        return None
+    words = run.stdout.split()
+    return {"pid": int(words[2].rstrip(",")), "served": int(words[3])}
+
+
+def _wait(scene: Scene, *, running: bool, within: float = 30.0) -> dict[str, int] | None:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        status = _status(scene)
+        if (status is not None) == running:
+            return status
+        time.sleep(0.1)
+    raise AssertionError(f"the daemon did not {'start' if running else 'stop'} in {within} s")
+
+
+@pytest.fixture
+def warm(scene: Scene, monkeypatch: pytest.MonkeyPatch) -> Iterator[Scene]:
+    """The daemon on for this test (conftest turns it off for every other), stopped after."""
+    monkeypatch.setenv("RADAR_DAEMON", "1")
+    monkeypatch.setenv("RADAR_DAEMON_IDLE", "120")
+    yield scene
+    scene.radar("daemon", "stop")
+    for lock in (scene.state / "daemon").glob("*.lock"):  # any other this test started
+        with lock.open() as held:
+            try:
+                fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                continue  # nobody holds it: that daemon is gone (its pid may be reused)
+            except BlockingIOError:
+                pid = held.read().strip()
+        with contextlib.suppress(ValueError, ProcessLookupError):
+            os.kill(int(pid), signal.SIGTERM)
+
+
+def _cold(scene: Scene, payload: dict) -> str:
+    run = subprocess.run(
+        [RADAR, "hook", "claude"],
+        input=json.dumps(payload),
+        cwd=scene.bob,
+        env={**os.environ, "RADAR_STATE_DIR": str(scene.state), "RADAR_DAEMON": "0"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return run.stdout
+
+
+def test_a_first_hook_starts_the_daemon_which_then_answers_the_same(warm: Scene) -> None:
+    deny, clear = _edit(warm, "line 22\n"), _edit(warm, "line 50\n")
+    expected_deny, expected_clear = _cold(warm, deny), _cold(warm, clear)
+    assert json.loads(expected_deny)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert expected_clear == ""
+
+    first = warm.hook("claude", deny)  # no daemon yet: answered here, and one is started
+    assert (first.returncode, first.stdout) == (0, expected_deny)
+    assert _wait(warm, running=True)["served"] == 0
+    for payload, expected in (
+        (deny, expected_deny),
+        (clear, expected_clear),
+        (deny, expected_deny),
+    ):
+        run = warm.hook("claude", payload)
+        assert (run.returncode, run.stdout, run.stderr) == (0, expected, "")
+    assert _status(warm)["served"] == 3
+    doctor = warm.radar("hooks", "doctor", "--harness", "claude", "--path", str(warm.bob))
+    assert "daemon: running, pid" in doctor.stdout
+    assert "3 hook call(s) answered" in doctor.stdout
+
+
+def test_the_daemon_sees_each_change_of_another_worktree_at_once(warm: Scene) -> None:
+    warm.hook("claude", _edit(warm, "line 40\n"))
+    _wait(warm, running=True)
+    assert warm.hook("claude", _edit(warm, "line 40\n")).stdout == ""
+    warm.repo.replace_lines("core.py", 40, 40, worktree="alice", tag="alice")
+    run = warm.hook("claude", _edit(warm, "line 40\n"))
+    decision = json.loads(run.stdout)["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "deny"
+    assert "core.py lines 22, 40" in decision["permissionDecisionReason"]  # read just now
+    assert _status(warm)["served"] == 2
+
+
+def test_one_callers_settings_never_reach_the_next_call(warm: Scene) -> None:
+    deny = _edit(warm, "line 22\n")
+    expected = _cold(warm, deny)
+    warm.hook("claude", deny)
+    _wait(warm, running=True)
+    (warm.bob.parent / "token").write_text("not-a-real-token\n")
+    remote = warm.hook(
+        "claude", deny, "--server", "http://127.0.0.1:9", "--repository", "r", "--token-file",
+        "../token",
+    )  # fmt: skip
+    # A relative token file is the caller's: the daemon resolved it in the caller's folder, so
+    # the failure is the unreachable server (fail open), not a missing file.
+    assert remote.stdout == ""
+    log = (warm.state / "hooks.log").read_text()
+    assert "fail open" in log
+    assert "127.0.0.1:9" in log
+    assert warm.hook("claude", deny).stdout == expected  # local again: nothing was kept
+    assert _status(warm)["served"] == 2
+
+
+def test_a_killed_daemon_costs_an_answer_nothing(warm: Scene) -> None:
+    deny = _edit(warm, "line 22\n")
+    expected = _cold(warm, deny)
+    warm.hook("claude", deny)
+    pid = _wait(warm, running=True)["pid"]
+    os.kill(pid, signal.SIGKILL)  # its socket file stays behind
+    time.sleep(0.2)
+    assert warm.hook("claude", deny).stdout == expected  # answered here
+    for marker in (warm.state / "daemon").glob("*.started"):
+        marker.unlink()  # past the pause between start attempts
+    assert warm.hook("claude", deny).stdout == expected
+    assert _wait(warm, running=True)["pid"] != pid
+
+
+def test_bad_arguments_are_refused_by_the_caller_and_the_daemon_lives_on(warm: Scene) -> None:
+    deny = _edit(warm, "line 22\n")
+    warm.hook("claude", deny)
+    pid = _wait(warm, running=True)["pid"]
+    run = warm.hook("claude", deny, "--no-such-flag")
+    assert run.returncode == 2
+    assert "unrecognized arguments: --no-such-flag" in run.stderr
+    assert _status(warm)["pid"] == pid
+
+
+def test_an_idle_daemon_leaves_by_itself(warm: Scene, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RADAR_DAEMON_IDLE", "1")
+    warm.hook("claude", _edit(warm, "line 22\n"))
+    _wait(warm, running=True)
+    _wait(warm, running=False, within=20)
+    assert not list((warm.state / "daemon").glob("*.sock"))
+
+
+def test_stop_stops_it(warm: Scene) -> None:
+    warm.hook("claude", _edit(warm, "line 22\n"))
+    _wait(warm, running=True)
+    run = warm.radar("daemon", "stop")
+    assert run.returncode == 0
+    assert run.stdout.startswith("stopped")
+    _wait(warm, running=False, within=10)
+    assert warm.radar("daemon", "status").returncode == 1
+
+
+def test_a_forwarded_hook_imports_none_of_the_answering_code(warm: Scene) -> None:
+    deny = _edit(warm, "line 22\n")
+    warm.hook("claude", deny)
+    _wait(warm, running=True)
+    probe = (
+        "import sys\n"
+        "from proximity.agent.cli import main\n"
+        "main(['hook', 'claude'])\n"
+        "heavy = ('numpy', 'proximity.agent.hook', 'proximity.engine', 'http.client', 'pathlib')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)), file=sys.stderr)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", probe],
+        input=json.dumps(deny),
+        cwd=warm.bob,
+        env={**os.environ, "RADAR_STATE_DIR": str(warm.state)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(run.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    loaded = run.stderr.strip()
+    # pathlib may come with the interpreter's own start (an editable install's finder loads it)
+    assert all(m in {"pathlib"} for m in json.loads(loaded.replace("'", '"'))), loaded
+    assert _status(warm)["served"] == 1
+
+
+def test_a_state_folder_too_deep_for_a_socket_answers_without_a_daemon(
+    scene: Scene, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("RADAR_DAEMON", "1")
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    run = subprocess.run(
+        [RADAR, "hook", "claude"],
+        input=json.dumps(_edit(scene, "line 22\n")),
+        cwd=scene.bob,
+        env={**os.environ, "RADAR_STATE_DIR": str(deep)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(run.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert not (deep / "daemon").exists()
