@@ -28,6 +28,9 @@ def _beat_schedule(sender: Celery, **kwargs: Any) -> None:
         # The outbox sweep: scans requested while the broker was down, or whose message was lost,
         # scans a dead worker left running, and re-scores due (OVERLAP_SCAN_RESCORE_SECONDS).
         "sweep-scan-requests": {"task": "proximity.sweep_scan_requests", "schedule": 30.0},
+        # Overlap runs: pending ones whose message was lost, failed ones due a retry (bounded,
+        # doubling backoff), ones a dead worker left running, versions whose run was never made.
+        "sweep-overlap-runs": {"task": "proximity.sweep_overlap_runs", "schedule": 30.0},
         "expire-stale-working-sets": {"task": "proximity.expire_stale", "schedule": 60.0},
         # Retention: batched deletes of old snapshots, scans and messages (never advisories).
         "prune-retention": {"task": "proximity.prune_retention", "schedule": 6 * 3600.0},

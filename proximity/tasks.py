@@ -28,6 +28,7 @@ __all__ = [
     "record_heartbeat",
     "run_overlap_for_version",
     "scan_repository",
+    "sweep_overlap_runs",
     "sweep_scan_requests",
     "watch_repositories",
     "watch_repository",
@@ -53,12 +54,21 @@ def scan_repository(self: Any, repository_id: int) -> int | None:
 
 @shared_task(bind=True, name="proximity.sweep_scan_requests", **RETRY)
 def sweep_scan_requests(self: Any) -> int:
-    # The outbox sweep covers both pipelines: pending scans and pending overlap runs.
-    return scan_requests_sweep() + overlap_runs_sweep()
+    # The scans' outbox sweep: requests never completed, scans a dead worker left running.
+    return scan_requests_sweep()
+
+
+@shared_task(bind=True, name="proximity.sweep_overlap_runs", **RETRY)
+def sweep_overlap_runs(self: Any) -> int:
+    # Idempotent: it only enqueues, and a run's conditional claim decides which delivery runs.
+    return overlap_runs_sweep()
 
 
 @shared_task(bind=True, name="proximity.run_overlap_for_version", acks_late=True, **RETRY)
 def run_overlap_for_version(self: Any, version_id: int, policy_digest: str) -> int | None:
+    # A failed run is recorded on its row and retried by the row's bounded attempt count (so a
+    # redelivery cannot retry it twice); the service raises only when it could not record the
+    # failure (the database is down), which the autoretry covers.
     run = overlap_run_execute(version_id=version_id, policy_digest=policy_digest)
     return run.pk if run else None
 

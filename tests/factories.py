@@ -24,9 +24,19 @@ class Caller:
 
 
 def make_caller(
-    name: str, *, scopes: list[str], clearances: list[str] | None = None, kind: str = "human"
+    name: str,
+    *,
+    scopes: list[str],
+    clearances: list[str] | None = None,
+    kind: str = "human",
+    lead_scopes: list[str] | None = None,
 ) -> Caller:
+    """A principal with a token; ``lead_scopes`` gives it the lead role there (may revise any
+    task it can see in those scopes)."""
     principal = principal_create(name=name, kind=kind, scopes=scopes, clearances=clearances or [])
+    if lead_scopes:
+        principal.lead_scopes = sorted(lead_scopes)
+        principal.save(update_fields=["lead_scopes"])
     raw, _ = token_issue(principal=principal, label="test")
     return Caller(principal, raw)
 

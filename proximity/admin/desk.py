@@ -2,7 +2,9 @@
 
 Blind means the desk never renders ``ranks``, ``fused_rank`` or ``features``: the views pass only
 ``QueueItem``/``Disagreement`` records, which do not carry them. Superusers may inspect the scores
-on the ordinary change page; reviewers (non-superusers) never see them anywhere.
+on the ordinary change page; reviewers (non-superusers) never see them anywhere. Nor does it show
+other reviewers' labels or rationales of a pair before one's own label: the disagreement view
+lists only pairs the viewer has labelled.
 """
 
 from __future__ import annotations

@@ -127,8 +127,10 @@ def overlap_advisory_out(a: OverlapAdvisory) -> OverlapAdvisoryOut:
         status=a.status,
         current=advisory_is_current(a),
         task_a=a.version_a.record.task_id,
+        scope_a=a.version_a.record.scope,  # task ids are unique per scope: each side names it
         version_a=a.version_a.work_version,
         task_b=a.version_b.record.task_id,
+        scope_b=a.version_b.record.scope,
         version_b=a.version_b.work_version,
         coverage=a.coverage,
         ranks=a.ranks,
@@ -153,6 +155,7 @@ def run_out(run: OverlapRun, principal: Principal) -> OverlapRunOut:
     counts = omission_counts(run)
     return OverlapRunOut(
         task_id=run.query.record.task_id,
+        scope=run.query.record.scope,
         work_version=run.query.work_version,
         status=run.status,
         coverage=run.coverage,

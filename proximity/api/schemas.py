@@ -315,6 +315,7 @@ class TaskVersionOut(Out):
 
 class OverlapRunOut(Out):
     task_id: str
+    scope: str  # task ids are unique per scope: with the id, it names the task
     work_version: int
     status: str
     coverage: str
@@ -334,8 +335,10 @@ class OverlapAdvisoryOut(Out):
     status: str
     current: bool
     task_a: str
+    scope_a: str
     version_a: int
     task_b: str
+    scope_b: str
     version_b: int
     coverage: str
     ranks: dict[str, int | None]

@@ -43,6 +43,9 @@ class Principal(models.Model):
     )
     scopes = models.JSONField(default=list, blank=True)
     clearances = models.JSONField(default=list, blank=True)
+    # The lead role: in these scopes the principal may revise any task it can see, not only its
+    # own. A lead scope grants no visibility; ``scopes`` and ``clearances`` still decide that.
+    lead_scopes = models.JSONField(default=list, blank=True)
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

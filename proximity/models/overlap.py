@@ -10,11 +10,23 @@ from proximity.models.access import Principal
 
 
 class TaskRecord(models.Model):
-    """The immutable identity of a declared task; its content lives in versions."""
+    """The immutable identity of a declared task: (scope, task id). Content lives in versions.
 
-    task_id = models.CharField(max_length=120, unique=True)
+    Ids are namespaced per scope, so the same id declared in a scope one cannot see is another
+    task, and declaring it reveals nothing. ``scope`` is the scope of version 1; a revision never
+    moves a task to another scope. ``declared_by`` is the task's owner: the one principal, with
+    the leads of the scope, that may revise it (``TaskVersion.owner`` is free text, never a right).
+    """
+
+    scope = models.CharField(max_length=120)
+    task_id = models.CharField(max_length=120)
     declared_by = models.ForeignKey(Principal, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["scope", "task_id"], name="task_id_unique_in_scope")
+        ]
 
     def __str__(self) -> str:
         return self.task_id
@@ -36,6 +48,9 @@ class TaskVersion(models.Model):
     plan_sketch = models.JSONField(null=True, blank=True)
     provenance = models.JSONField(default=dict, blank=True)
     owner = models.CharField(max_length=120, blank=True)
+    # Who wrote this version (the declarer for version 1, the reviser after): its run's pool is
+    # this principal's scopes.
+    declared_by = models.ForeignKey(Principal, on_delete=models.PROTECT, related_name="+")
     space_id = models.CharField(max_length=64, blank=True)
     embedding = models.BinaryField(null=True, blank=True)
     created_at = models.DateTimeField()
@@ -56,13 +71,22 @@ class TaskVersion(models.Model):
 
 
 class OverlapRun(models.Model):
-    """One pipeline run for a task version under one policy; unique so a retry is a no-op."""
+    """One pipeline run for a task version under one policy; unique so a retry is a no-op.
+
+    A failed run keeps its reason in ``error`` and counts its claims in ``attempts``; readers
+    show a failed run, or one pending or running for too long, as degraded coverage.
+    """
 
     class Status(models.TextChoices):
         PENDING = "pending"
         RUNNING = "running"
         DONE = "done"
         FAILED = "failed"
+
+    #: The coverage readers see for a run that failed, or that has no result long after it was
+    #: requested: never "no overlap".
+    COVERAGE_FAILED = "degraded-run-failed"
+    COVERAGE_STALE = "degraded-run-stale"
 
     query = models.ForeignKey(TaskVersion, on_delete=models.CASCADE, related_name="runs")
     policy_digest = models.CharField(max_length=64)
@@ -72,6 +96,7 @@ class OverlapRun(models.Model):
     snapshot_id = models.CharField(max_length=64, blank=True)
     pool_size = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
+    attempts = models.PositiveIntegerField(default=0)
     requested_at = models.DateTimeField()
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -83,6 +108,8 @@ class OverlapRun(models.Model):
                 fields=["query", "policy_digest"], name="overlap_run_idempotent"
             )
         ]
+        # The sweep and the board read the few runs that are not done.
+        indexes = [models.Index(fields=["status"], name="overlap_run_status")]
 
     def __str__(self) -> str:
         return f"run {self.pk} for {self.query} [{self.status}]"

@@ -1,7 +1,9 @@
 """Reads for the adjudication desk: the blind queue and the disagreement view, per reviewer.
 
 A pair is visible only when the reviewer's principal may see BOTH task versions (``can_see`` on
-each); the queue never carries scores, ranks or features, so a template cannot leak them.
+each); the queue never carries scores, ranks or features, so a template cannot leak them, nor
+other reviewers' labels or rationales (only their count): those appear only in the disagreement
+view, and only for pairs the reviewer has labelled.
 """
 
 from __future__ import annotations
@@ -105,12 +107,19 @@ class Disagreement:
 
 
 def disagreement_list(user: Any) -> list[Disagreement]:
-    """Visible pairs with two or more distinct labels, each reviewer's label and rationale."""
+    """Visible pairs with two or more distinct labels, each reviewer's label and rationale.
+
+    Only pairs this reviewer has labelled: another reviewer's label of a pair is never shown
+    before one's own, so every label the desk takes is given blind.
+    """
     principal = principal_for_user(user)
     if principal is None:
         return []
+    # A subquery, not a filter on the joined labels, so the count below counts every label.
+    mine = Adjudication.objects.filter(reviewer_id=user.pk).values("advisory_id")
     rows = (
         visible_overlap_advisories(principal)
+        .filter(pk__in=mine)
         .annotate(distinct_labels=Count("adjudications__label", distinct=True))
         .filter(distinct_labels__gte=2)
     )

@@ -37,6 +37,7 @@ from proximity.selectors.board_records import (
     SharedFile,
     TaskCard,
 )
+from proximity.selectors.overlap_coverage import run_problem_cards
 
 __all__ = [
     "COLUMNS",
@@ -274,6 +275,7 @@ def board_task_cards(principal: Principal | None, *, limit: int = 30) -> tuple[i
         for r in rows[:limit]
     ]
     cards += _unknown_cards(principal, limit)
+    cards += run_problem_cards(principal, limit)  # failed or overdue runs: degraded, not clear
     return rows.count(), cards
 
 

@@ -18,6 +18,7 @@ __all__ = [
     "ADJUDICATOR_PERMISSIONS",
     "adjudication_record",
     "adjudicators_group_setup",
+    "label_is_blind",
     "validated_label",
 ]
 
@@ -30,6 +31,7 @@ ADJUDICATOR_PERMISSIONS = (
     "proximity.add_adjudication",
 )
 MAX_RATIONALE = 4000
+VIEW_LABELS = "view_adjudication"  # not an adjudicator's: it shows other reviewers' labels
 
 
 def adjudicators_group_setup() -> Group:
@@ -70,7 +72,10 @@ def adjudication_record(
     rationale: str,
     fields_shown: Sequence[str],
 ) -> Adjudication:
-    """Store one reviewer's blind label, re-reading both versions inside the transaction.
+    """Store one reviewer's label, re-reading both versions inside the transaction.
+
+    Stored as blind unless the reviewer may have seen another reviewer's label of the pair
+    first (``label_is_blind``).
 
     A pair where either version was superseded is stale: it can only be labelled
     ``insufficient_evidence`` until it is reconciled (TASK-OVERLAP-REQUIREMENTS 53-54).
@@ -95,6 +100,19 @@ def adjudication_record(
         return _insert(advisory, reviewer, label, text, shown, a, b)
 
 
+def label_is_blind(advisory: OverlapAdvisory, reviewer: Any) -> bool:
+    """False when the reviewer may have read another reviewer's label of the pair before this one.
+
+    The desk shows others' labels only on pairs one has labelled (``disagreement_list``); the
+    Adjudication admin lists every visible label to whoever holds ``view_adjudication``. Which
+    rows someone looked at is not recorded, so holding that permission while another label of
+    the pair exists is what counts: a label that might have been influenced is never blind.
+    """
+    if not reviewer.has_perm(f"proximity.{VIEW_LABELS}"):
+        return True
+    return not Adjudication.objects.filter(advisory=advisory).exclude(reviewer=reviewer).exists()
+
+
 def _insert(
     advisory: OverlapAdvisory,
     reviewer: Any,
@@ -104,6 +122,7 @@ def _insert(
     a: TaskVersion,
     b: TaskVersion,
 ) -> Adjudication:
+    blind = label_is_blind(advisory, reviewer)  # read in the transaction that inserts the label
     try:
         with transaction.atomic():  # savepoint: the unique constraint decides a double submit
             return Adjudication.objects.create(
@@ -114,7 +133,7 @@ def _insert(
                 fields_shown=shown,
                 version_a=a.work_version,
                 version_b=b.work_version,
-                blind=True,
+                blind=blind,
                 created_at=timezone.now(),
             )
     except IntegrityError:

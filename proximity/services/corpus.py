@@ -110,10 +110,21 @@ def _version(ref: RecordRef, where: str) -> TaskVersion:
         raise InvalidInputError(
             f"{where}: workVersion must be an integer", field="corpus"
         ) from None
-    version = TaskVersion.objects.filter(record__task_id=ref.task_id, work_version=number).first()
-    if version is None:
+    # The corpus format names tasks without their scope; ids are unique only per scope, so an id
+    # held in two scopes cannot be placed and is refused rather than guessed.
+    found = list(
+        TaskVersion.objects.filter(record__task_id=ref.task_id, work_version=number)
+        .select_related("record")
+        .order_by("record__scope")[:2]
+    )
+    if not found:
         raise InvalidInputError(f"{where}: no stored record {_order(ref)}", field="corpus")
-    return version
+    if len(found) > 1:
+        scopes = ", ".join(v.record.scope for v in found)
+        raise InvalidInputError(
+            f"{where}: {_order(ref)} is stored in more than one scope ({scopes})", field="corpus"
+        )
+    return found[0]
 
 
 def _advisory(pair: LabelledPair) -> OverlapAdvisory:

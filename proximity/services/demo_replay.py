@@ -59,7 +59,8 @@ def _declare(
     principal: Principal, task_id: str, records: dict[tuple[str, int], dict[str, Any]]
 ) -> None:
     versions = sorted(v for (t, v) in records if t == task_id)
-    existing = TaskRecord.objects.filter(task_id=task_id).first()
+    scope = _declaration(records[(task_id, versions[0])]).scope  # task ids are per scope
+    existing = TaskRecord.objects.filter(scope=scope, task_id=task_id).first()
     done = existing.versions.count() if existing else 0
     for version in versions[done:]:
         decl = _declaration(records[(task_id, version)])

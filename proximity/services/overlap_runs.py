@@ -2,141 +2,159 @@
 
 Idempotent on (task version, policy digest): the run row is unique and claimed by conditional
 update, and its children are written in the same transaction as the run's completion.
+
+Failure: any exception inside a run (pool read, embedding, index build, engine, recheck, store)
+marks it ``failed`` with its reason; a ranker whose index cannot be built is unavailable instead
+(the pipeline's degraded modes). A failed run is claimed again at most ``MAX_ATTEMPTS`` times in
+all, after a doubling backoff: Celery's countdown schedules the retry and the periodic sweep
+re-enqueues any retry, stale ``running`` row or pending row whose message was lost. Requesting a
+run never raises, so a declaration is answered 201 whatever its run does.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
-from collections.abc import Callable
 from datetime import datetime, timedelta
-from functools import partial
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 
-from proximity.engine.overlap import (
-    SHIPPED_POLICY,
-    BM25Index,
-    BM25Ranker,
-    DenseIndex,
-    DenseRanker,
-    OverlapPolicy,
-    PoolSnapshot,
-    Ranker,
-    Recheck,
-    TaskRef,
-    UnavailableRanker,
-    is_visible,
-    run_overlap,
-)
-from proximity.engine.overlap import OverlapRun as EngineRun
-from proximity.engine.overlap import TaskRecord as EngineRecord
-from proximity.models import OverlapRun, Principal, TaskVersion
-from proximity.selectors.access import viewer_of, viewer_sees
-from proximity.services.claims import claim_row
+from proximity.models import OverlapRun, TaskVersion
 from proximity.services.enqueue import OVERLAP_RUN, enqueue
+from proximity.services.overlap_index import indexed_engine_call
+from proximity.services.overlap_prepare import ACTIVE_POLICY
 from proximity.services.overlap_store import run_store
-from proximity.services.task_records import engine_record, ensure_embeddings, vector_of
-from proximity.sources.nli import nli_adapter_for
 
-__all__ = ["ACTIVE_POLICY", "overlap_run_execute", "overlap_run_request", "overlap_runs_sweep"]
+__all__ = [
+    "ACTIVE_POLICY",
+    "max_attempts",
+    "overlap_run_execute",
+    "overlap_run_request",
+    "overlap_runs_sweep",
+    "run_retry_backoff",
+]
 
 log = logging.getLogger(__name__)
-ACTIVE_POLICY: OverlapPolicy = SHIPPED_POLICY
+#: How far back the sweep looks for versions whose run was never requested.
+ORPHAN_HORIZON = timedelta(hours=1)
 
 
-def overlap_run_request(*, version_id: int, now: datetime | None = None) -> OverlapRun:
-    run, created = OverlapRun.objects.get_or_create(
-        query_id=version_id,
-        policy_digest=ACTIVE_POLICY.digest,
-        defaults={"requested_at": now or timezone.now(), "policy_version": ACTIVE_POLICY.version},
-    )
+def run_retry_backoff(attempts: int) -> timedelta:
+    """Wait after the ``attempts``-th failed try: the base, doubling each time."""
+    base = settings.OVERLAP_SCAN_RETRY_BACKOFF_SECONDS  # one retry policy for background work
+    return timedelta(seconds=base * 2 ** max(attempts - 1, 0))
+
+
+def max_attempts() -> int:
+    return int(settings.OVERLAP_SCAN_MAX_ATTEMPTS)
+
+
+def overlap_run_request(*, version_id: int, now: datetime | None = None) -> OverlapRun | None:
+    """Create the version's run under the active policy and enqueue it; never raises.
+
+    Called on commit of a declaration: whatever happens here (the broker is down, an eager run
+    raised), the version is stored and the pending row is the outbox the sweep reads.
+    """
+    try:
+        run, created = OverlapRun.objects.get_or_create(
+            query_id=version_id,
+            policy_digest=ACTIVE_POLICY.digest,
+            defaults={
+                "requested_at": now or timezone.now(),
+                "policy_version": ACTIVE_POLICY.version,
+            },
+        )
+    except Exception:  # the version is committed; the sweep requests runs for orphans
+        log.exception("could not request an overlap run for version %s", version_id)
+        return None
     if created or run.status == OverlapRun.Status.PENDING:
         _enqueue(version_id)
     return run
 
 
-def _enqueue(version_id: int) -> None:
+def _enqueue(version_id: int, *, countdown: float | None = None) -> bool:
     try:
-        enqueue(OVERLAP_RUN, version_id, ACTIVE_POLICY.digest)
+        enqueue(OVERLAP_RUN, version_id, ACTIVE_POLICY.digest, countdown=countdown)
     except (KombuOperationalError, OSError):  # broker down: the pending row is the outbox
         log.warning(
             "could not enqueue overlap run for version %s; the sweep will retry", version_id
         )
+        return False
+    except Exception:  # an in-process (eager) run that raised: its row says what happened
+        log.exception("overlap run for version %s raised; the sweep will retry", version_id)
+        return False
+    return True
 
 
-def overlap_runs_sweep(*, older_than_seconds: float = 30.0) -> int:
-    cutoff = timezone.now() - timedelta(seconds=older_than_seconds)
-    pending = OverlapRun.objects.filter(status=OverlapRun.Status.PENDING, requested_at__lt=cutoff)
-    ids = list(pending.values_list("query_id", flat=True))
-    for version_id in ids:
-        _enqueue(version_id)
-    return len(ids)
+def _give_up_abandoned(now: datetime) -> int:
+    """Runs left ``running`` past the visibility timeout and out of attempts: failed, with why.
 
-
-def _pool(query: TaskVersion, declarer: Principal) -> list[TaskVersion]:
-    """One snapshot: current versions in the declarer's scopes, plus the query itself."""
-    rows = TaskVersion.objects.filter(superseded_at__isnull=True, scope__in=declarer.scopes)
-    versions = list(rows.select_related("record").order_by("pk"))
-    if query.pk not in {v.pk for v in versions}:
-        versions.append(query)
-    viewer = viewer_of(declarer)
-    # Scope and disclosure are all the rule reads; the engine records are built once, after
-    # embedding (which may set a version's space).
-    return [v for v in versions if viewer_sees(viewer, v.scope, v.disclosure)]
-
-
-def _recheck(declarer: Principal) -> Recheck:
-    """Re-read both versions from the database just before each advisory (requirement 28)."""
-    viewer = viewer_of(declarer)
-
-    def recheck(query: EngineRecord, candidate: EngineRecord) -> bool:
-        for ref in (query.ref, candidate.ref):
-            row = (
-                TaskVersion.objects.select_related("record")
-                .filter(record__task_id=ref.task_id, work_version=ref.work_version)
-                .first()
-            )
-            if row is None or row.superseded_at is not None:
-                return False
-            if not is_visible(engine_record(row), viewer):
-                return False
-        return True
-
-    return recheck
-
-
-def engine_call(query: TaskVersion, declarer: Principal) -> tuple[Callable[[], EngineRun], int]:
-    """Everything a run needs read and built (pool, embeddings, both indexes), as one call to the
-    engine, and the pool size. Separate so bench/overlap_service.py can time the two halves."""
-    versions = _pool(query, declarer)
-    space = ensure_embeddings(versions)
-    query.refresh_from_db(fields=["space_id", "embedding"])
-    records = [engine_record(v) for v in versions]
-    snapshot_id = hashlib.sha256(",".join(str(v.pk) for v in versions).encode()).hexdigest()[:32]
-    snapshot = PoolSnapshot.build(snapshot_id, records)
-    lexical = BM25Ranker(BM25Index.build(snapshot, fields=ACTIVE_POLICY.fields_indexed))
-    dense: Ranker
-    if space is None:
-        dense = UnavailableRanker("dense-retrieval-unavailable: embedding model not loadable")
-    else:
-        vectors = [vector_of(v) if v.space_id == space else None for v in versions]
-        dense = DenseRanker(DenseIndex.build(snapshot, vectors, space_id=space), snapshot)
-    call = partial(
-        run_overlap,
-        TaskRef(query.record.task_id, query.work_version),
-        snapshot,
-        viewer_of(declarer),
-        ACTIVE_POLICY,
-        lexical=lexical,
-        dense=dense,
-        recheck=_recheck(declarer),
-        nli=nli_adapter_for(settings.OVERLAP_NLI_MODEL_DIR),
+    The task time limit is below the visibility timeout, so no live worker still holds one; a
+    run that kills its worker every time stops here instead of being claimed forever.
+    """
+    timeout = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+    return OverlapRun.objects.filter(
+        status=OverlapRun.Status.RUNNING,
+        started_at__lt=now - timedelta(seconds=timeout),
+        attempts__gte=max_attempts(),
+    ).update(
+        status=OverlapRun.Status.FAILED,
+        finished_at=now,
+        coverage=OverlapRun.COVERAGE_FAILED,
+        error=f"abandoned: no result within the visibility timeout ({timeout} s), out of attempts",
     )
-    return call, len(versions)
+
+
+def _due(now: datetime, older_than_seconds: float) -> list[int]:
+    """Version ids whose run may be claimed now: pending (message lost), running on a dead
+    worker, or failed with attempts left and its backoff over."""
+    timeout = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+    runs = OverlapRun.objects.filter(policy_digest=ACTIVE_POLICY.digest)
+    pending = runs.filter(
+        status=OverlapRun.Status.PENDING,
+        requested_at__lt=now - timedelta(seconds=older_than_seconds),
+    )
+    stale = runs.filter(
+        status=OverlapRun.Status.RUNNING, started_at__lt=now - timedelta(seconds=timeout)
+    )
+    failed = runs.filter(status=OverlapRun.Status.FAILED, attempts__lt=max_attempts())
+    retry = [
+        query_id
+        for query_id, attempts, finished in failed.values_list(
+            "query_id", "attempts", "finished_at"
+        )
+        if finished is None or finished <= now - run_retry_backoff(attempts)
+    ]
+    return sorted(
+        {
+            *pending.values_list("query_id", flat=True),
+            *stale.values_list("query_id", flat=True),
+            *retry,
+        }
+    )
+
+
+def _orphans(now: datetime) -> list[int]:
+    """Recent current versions with no run under the active policy (a request that failed)."""
+    has_run = OverlapRun.objects.filter(query=OuterRef("pk"), policy_digest=ACTIVE_POLICY.digest)
+    rows = TaskVersion.objects.filter(
+        superseded_at__isnull=True, created_at__gte=now - ORPHAN_HORIZON
+    ).filter(~Exists(has_run))
+    return list(rows.values_list("pk", flat=True))
+
+
+def overlap_runs_sweep(*, older_than_seconds: float = 30.0, now: datetime | None = None) -> int:
+    """Enqueue every run that is due (see ``_due``), request runs for orphaned versions, and fail
+    runs abandoned out of attempts. Idempotent: a claim decides which enqueued run proceeds."""
+    now = now or timezone.now()
+    _give_up_abandoned(now)
+    for version_id in _orphans(now):
+        overlap_run_request(version_id=version_id, now=now)
+    due = _due(now, older_than_seconds)
+    return sum(_enqueue(version_id, countdown=0) for version_id in due)
 
 
 def overlap_run_execute(*, version_id: int, policy_digest: str) -> OverlapRun | None:
@@ -146,7 +164,9 @@ def overlap_run_execute(*, version_id: int, policy_digest: str) -> OverlapRun | 
         )
         return None
     now = timezone.now()
-    query = TaskVersion.objects.select_related("record__declared_by").filter(pk=version_id).first()
+    query = (
+        TaskVersion.objects.select_related("record", "declared_by").filter(pk=version_id).first()
+    )
     if query is None:
         return None
     run, _ = OverlapRun.objects.get_or_create(
@@ -154,10 +174,66 @@ def overlap_run_execute(*, version_id: int, policy_digest: str) -> OverlapRun | 
         policy_digest=policy_digest,
         defaults={"requested_at": now, "policy_version": ACTIVE_POLICY.version},
     )
-    if run.status == OverlapRun.Status.DONE or not claim_row(OverlapRun, run.pk, now):
+    if run.status == OverlapRun.Status.DONE or not _claim(run, now):
         return run
-    call, pool_size = engine_call(query, query.record.declared_by)
-    result = call()
-    with transaction.atomic():
-        run_store(run=run, result=result, pool_size=pool_size, now=timezone.now())
+    try:
+        # The pool is the scopes of this version's writer (its reviser, for a revision).
+        prepared = indexed_engine_call(query, query.declared_by)
+        result = prepared.call()
+        with transaction.atomic():
+            run_store(
+                run=run,
+                result=result,
+                pool_size=prepared.pool_size,
+                version_ids=prepared.version_ids,
+                now=timezone.now(),
+            )
+    except Exception as exc:  # any failure must leave a reason, never a row stuck running
+        _fail(run, exc)
     return run
+
+
+def _claim(run: OverlapRun, now: datetime) -> bool:
+    """Move the run to ``running`` by conditional update; True only for the caller that did.
+
+    Due: pending; running past the visibility timeout (its worker died, the task is being
+    redelivered); failed with attempts left once its backoff is over. Matching ``attempts`` too
+    makes this a compare-and-swap on the count the backoff was read from, so two deliveries of
+    one retry cannot both run it.
+    """
+    if run.attempts >= max_attempts():
+        return False
+    timeout = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+    due = Q(status=OverlapRun.Status.PENDING)
+    due |= Q(status=OverlapRun.Status.RUNNING, started_at__lt=now - timedelta(seconds=timeout))
+    due |= Q(
+        status=OverlapRun.Status.FAILED, finished_at__lte=now - run_retry_backoff(run.attempts)
+    )
+    claimed = (
+        OverlapRun.objects.filter(due, pk=run.pk, attempts=run.attempts)
+        .exclude(status=OverlapRun.Status.DONE)
+        .update(status=OverlapRun.Status.RUNNING, started_at=now, attempts=F("attempts") + 1)
+    )
+    run.attempts += claimed
+    return bool(claimed)
+
+
+def _fail(run: OverlapRun, exc: Exception) -> None:
+    """Record the failure and its reason; schedule the retry while attempts are left.
+
+    If the database itself is down this raises and the task's autoretry takes over; the row
+    stays running until the sweep reclaims it after the visibility timeout.
+    """
+    log.exception("overlap run %s (version %s) failed", run.pk, run.query_id)
+    now = timezone.now()
+    run.status, run.finished_at = OverlapRun.Status.FAILED, now
+    run.coverage, run.error = OverlapRun.COVERAGE_FAILED, f"{type(exc).__name__}: {exc}"[:2000]
+    OverlapRun.objects.filter(pk=run.pk).update(
+        status=run.status, finished_at=now, coverage=run.coverage, error=run.error
+    )
+    if run.attempts < max_attempts():
+        # Celery's countdown carries the backoff; the sweep re-enqueues it if the message is lost.
+        # In-process (eager) the countdown is not waited for: that claim finds the backoff not
+        # over and returns, and the sweep runs the retry later.
+        seconds = run_retry_backoff(run.attempts).total_seconds()
+        transaction.on_commit(lambda: _enqueue(run.query_id, countdown=seconds))

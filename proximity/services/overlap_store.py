@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -20,25 +21,48 @@ from proximity.models import (
 __all__ = ["run_store"]
 
 
-def _version(ref: TaskRef) -> TaskVersion:
-    return TaskVersion.objects.get(record__task_id=ref.task_id, work_version=ref.work_version)
+def _version_ids(version_ids: Mapping[TaskRef, int] | None) -> Callable[[TaskRef], int]:
+    """Each ref's stored version: from the run's pool when given (no query), else looked up."""
+    if version_ids is not None:
+        return version_ids.__getitem__
+
+    def lookup(ref: TaskRef) -> int:
+        scope, _, task_id = ref.task_id.partition("#")  # see task_records.engine_task_id
+        rows = TaskVersion.objects.filter(
+            record__scope=scope, record__task_id=task_id, work_version=ref.work_version
+        )
+        return int(rows.values_list("pk", flat=True).get())
+
+    return lookup
 
 
 def _features(features: tuple[Any, ...]) -> list[dict[str, Any]]:
     return [dataclasses.asdict(f) for f in features]
 
 
-def run_store(*, run: OverlapRun, result: EngineRun, pool_size: int, now: datetime) -> None:
-    """Idempotent: the run's children are replaced in the transaction that completes the run."""
+def run_store(
+    *,
+    run: OverlapRun,
+    result: EngineRun,
+    pool_size: int,
+    now: datetime,
+    version_ids: Mapping[TaskRef, int] | None = None,
+) -> None:
+    """Idempotent: the run's children are replaced in the transaction that completes the run.
+
+    ``version_ids`` maps every ref of the run's pool to its stored version (the prepared run
+    knows them); children are inserted in bulk, so storing costs the same few statements
+    whatever the number of advisories.
+    """
     OverlapAdvisory.objects.filter(run=run).delete()
     UnknownEmission.objects.filter(run=run).delete()
     CoverageOmission.objects.filter(run=run).delete()
-    query = run.query
-    for rank, adv in enumerate(result.advisories, start=1):
-        OverlapAdvisory.objects.create(
+    query, version_id = run.query, _version_ids(version_ids)
+    OverlapAdvisory.objects.bulk_create(
+        OverlapAdvisory(
             run=run,
             version_a=query,
-            version_b=_version(adv.candidate),
+            version_b_id=version_id(adv.candidate),
             coverage=adv.coverage,
             ranks=dict(adv.ranks),
             fused_rank=rank,
@@ -53,18 +77,22 @@ def run_store(*, run: OverlapRun, result: EngineRun, pool_size: int, now: dateti
             },
             created_at=now,
         )
-    for unknown in result.unknowns:
-        UnknownEmission.objects.create(
+        for rank, adv in enumerate(result.advisories, start=1)
+    )
+    UnknownEmission.objects.bulk_create(
+        UnknownEmission(
             run=run,
             version=query,
-            candidate=_version(unknown.candidate) if unknown.candidate else None,
+            candidate_id=version_id(unknown.candidate) if unknown.candidate else None,
             reason=unknown.reason,
             detail=unknown.detail or "",
             created_at=now,
         )
+        for unknown in result.unknowns
+    )
     CoverageOmission.objects.bulk_create(
         [
-            CoverageOmission(run=run, omitted=_version(o.candidate), reason=o.reason)
+            CoverageOmission(run=run, omitted_id=version_id(o.candidate), reason=o.reason)
             for o in result.omissions
         ],
         ignore_conflicts=True,
@@ -73,7 +101,8 @@ def run_store(*, run: OverlapRun, result: EngineRun, pool_size: int, now: dateti
         RepairRecord.objects.create(
             kind=repair.kind, reason=repair.reason, route=repair.route, run=run, created_at=now
         )
-    run.status, run.finished_at = OverlapRun.Status.DONE, now
+    run.status, run.finished_at, run.error = OverlapRun.Status.DONE, now, ""
     run.coverage = result.coverage or "unknown"
     run.snapshot_id, run.pool_size = result.snapshot_id, pool_size
-    run.save(update_fields=["status", "finished_at", "coverage", "snapshot_id", "pool_size"])
+    fields = ["status", "finished_at", "error", "coverage", "snapshot_id", "pool_size"]
+    run.save(update_fields=fields)

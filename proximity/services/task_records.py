@@ -17,7 +17,7 @@ from proximity.engine.overlap import (
 from proximity.models import TaskVersion
 from proximity.sources.embedding import EmbeddingUnavailableError, SentenceEmbedder
 
-__all__ = ["embedder", "engine_record", "ensure_embeddings", "vector_of"]
+__all__ = ["embedder", "engine_record", "engine_task_id", "ensure_embeddings", "vector_of"]
 
 
 @lru_cache(maxsize=1)
@@ -30,9 +30,16 @@ def _tuple(value: object) -> tuple[str, ...] | None:
     return None if value is None else tuple(str(v) for v in value)  # type: ignore[attr-defined]
 
 
+def engine_task_id(scope: str, task_id: str) -> str:
+    """A task's id in the engine: stored ids are unique per scope, and one pool may hold several
+    scopes, so the engine's id carries the scope ("#" occurs in neither: ``ID_PATTERN``)."""
+    return f"{scope}#{task_id}"
+
+
 def engine_record(v: TaskVersion) -> TaskRecord:
+    scope = v.record.scope
     return TaskRecord(
-        task_id=v.record.task_id,
+        task_id=engine_task_id(scope, v.record.task_id),
         work_version=v.work_version,
         scope=v.scope or None,
         objective=v.objective or None,
@@ -40,7 +47,10 @@ def engine_record(v: TaskVersion) -> TaskRecord:
         acceptance=_tuple(v.acceptance),
         provenance=Provenance(owner=v.owner or "", declared_at=v.created_at.isoformat()),
         disclosure=frozenset(v.disclosure or ()),
-        dependencies=_tuple(v.dependencies),
+        # a declared dependency names a task of the same scope
+        dependencies=None
+        if v.dependencies is None
+        else tuple(engine_task_id(scope, str(d)) for d in v.dependencies),
         purpose=v.purpose or None,
         plan_facts=_tuple(v.plan_facts),
         plan_sketch=plan_sketch_from_mapping(v.plan_sketch) if v.plan_sketch else None,

@@ -82,8 +82,8 @@ def revise_task(request: HttpRequest, task_id: str, body: TaskReviseIn) -> Statu
     by_alias=True,
     summary="Every version of a task, oldest first",
 )
-def read_task(request: HttpRequest, task_id: str) -> list[TaskVersionOut]:
-    versions = task_versions(principal_of(request), task_id)
+def read_task(request: HttpRequest, task_id: str, scope: str | None = None) -> list[TaskVersionOut]:
+    versions = task_versions(principal_of(request), task_id, scope=scope)
     if not versions:
         raise NotFoundError("task")
     return [version_out(v) for v in versions]
@@ -95,8 +95,8 @@ def read_task(request: HttpRequest, task_id: str) -> list[TaskVersionOut]:
     by_alias=True,
     summary="The latest overlap run of a task's current version, with its coverage",
 )
-def read_latest_run(request: HttpRequest, task_id: str) -> OverlapRunOut:
-    run = latest_run(principal_of(request), task_id)
+def read_latest_run(request: HttpRequest, task_id: str, scope: str | None = None) -> OverlapRunOut:
+    run = latest_run(principal_of(request), task_id, scope=scope)
     if run is None:
         raise NotFoundError("run")
     return run_out(run, principal_of(request))
@@ -106,11 +106,10 @@ def read_latest_run(request: HttpRequest, task_id: str) -> OverlapRunOut:
     "/overlap-advisories", response={200: list[OverlapAdvisoryOut], **ERRORS}, by_alias=True
 )
 def list_overlap_advisories(
-    request: HttpRequest, task: str | None = None
+    request: HttpRequest, task: str | None = None, scope: str | None = None
 ) -> list[OverlapAdvisoryOut]:
-    return [
-        overlap_advisory_out(a) for a in overlap_advisory_list(principal_of(request), task_id=task)
-    ]
+    rows = overlap_advisory_list(principal_of(request), task_id=task, scope=scope)
+    return [overlap_advisory_out(a) for a in rows]
 
 
 @router.get(

@@ -1,6 +1,6 @@
 """Exact cosine retrieval over L2-normalised float32 vectors of one snapshot.
 
-Cosine of unit vectors is their dot product, so one matrix-vector product scores every row and
+Cosine of unit vectors is their dot product, so one pass of row dot products scores every row and
 ``argpartition`` selects the top ``depth`` in linear time; no approximate index, so no recall loss
 to account for. Rows without a vector (``has_vector`` false) are never scored.
 """
@@ -17,7 +17,7 @@ from proximity.engine.overlap.rankers import RankerResult, top_by_score
 from proximity.engine.overlap.records import TaskRecord
 from proximity.engine.overlap.snapshot import Eligible, PoolSnapshot
 
-__all__ = ["DenseIndex", "DenseRanker", "cosine_top_reference"]
+__all__ = ["DenseIndex", "DenseRanker", "cosine_scores", "cosine_top_reference"]
 
 
 class DenseIndex:
@@ -71,8 +71,20 @@ class DenseIndex:
         self, query: NDArray[np.float32], mask: NDArray[np.bool_], *, depth: int
     ) -> tuple[int, ...]:
         """Rows inside ``mask`` with a vector, by descending cosine, at most ``depth``."""
-        scores = self.matrix @ query
+        scores = cosine_scores(self.matrix, query)
         return top_by_score(scores, np.flatnonzero(mask & self.has_vector), depth)
+
+
+def cosine_scores(matrix: NDArray[np.float32], query: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The dot product of every row of ``matrix`` with ``query`` (the cosine of unit vectors).
+
+    One dot product per row (``numpy.vecdot``), so a row's score depends on that row alone:
+    equal rows score equal and a row scores the same in any matrix. A BLAS matrix-vector
+    product does not promise that (it blocks rows by their count, so the last bit of a sum
+    changes with the matrix), which would let ties between duplicates fall either way.
+    """
+    scores: NDArray[np.float32] = np.vecdot(matrix, query)
+    return scores
 
 
 def _check_vector(row: int, vector: NDArray[np.float32], atol: float) -> None:

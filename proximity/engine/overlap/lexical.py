@@ -28,6 +28,8 @@ __all__ = [
     "BM25Index",
     "BM25Ranker",
     "bm25_scores_reference",
+    "document_tokens",
+    "query_terms",
     "record_text",
     "tokenize",
     "top_rows",
@@ -54,6 +56,16 @@ def tokenize(text: str) -> list[str]:
     return [t for t in _TOKEN.findall(text.lower()) if t not in _STOP]
 
 
+def document_tokens(record: TaskRecord, fields: Sequence[str] = INDEXABLE_FIELDS) -> list[str]:
+    """The tokens a record is indexed under: the one text preparation of every lexical index."""
+    return tokenize(record_text(record, fields))
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct tokens of a query, in first-seen order (each term counted once)."""
+    return list(dict.fromkeys(tokenize(text)))
+
+
 def top_rows(
     scores: NDArray[np.floating[Any]], mask: NDArray[np.bool_], depth: int
 ) -> tuple[int, ...]:
@@ -71,12 +83,18 @@ class BM25Index:
     """A bm25s index aligned with the rows of one snapshot."""
 
     def __init__(
-        self, snapshot_id: str, retriever: bm25s.BM25, fields: tuple[str, ...], params: _Params
+        self,
+        snapshot_id: str,
+        retriever: bm25s.BM25 | None,
+        fields: tuple[str, ...],
+        params: _Params,
+        size: int,
     ) -> None:
         self.snapshot_id = snapshot_id
         self.fields = fields
         self._retriever = retriever
         self._params = params
+        self._size = size
         self.index_id = f"bm25s-lucene:k1={params.k1}:b={params.b}:{','.join(fields)}@{snapshot_id}"
 
     @classmethod
@@ -88,18 +106,24 @@ class BM25Index:
         k1: float = 1.5,
         b: float = 0.75,
     ) -> BM25Index:
-        """Index every record of ``snapshot`` (row order kept). Defaults are bm25s's."""
-        corpus = [tokenize(record_text(r, fields)) for r in snapshot.records]
-        retriever = bm25s.BM25(k1=k1, b=b, method="lucene")
-        retriever.index(corpus, show_progress=False)
-        return cls(snapshot.snapshot_id, retriever, tuple(fields), _Params(k1, b))
+        """Index every record of ``snapshot`` (row order kept). Defaults are bm25s's.
+
+        A corpus without a single indexable token (short words only, say "a", "b", "c") is a
+        valid index that scores every row zero: bm25s cannot index an empty vocabulary, so none
+        is built and the ranker answers "available, zero candidates" (requirement 18).
+        """
+        corpus = [document_tokens(r, fields) for r in snapshot.records]
+        retriever: bm25s.BM25 | None = None
+        if any(corpus):
+            retriever = bm25s.BM25(k1=k1, b=b, method="lucene")
+            retriever.index(corpus, show_progress=False)
+        return cls(snapshot.snapshot_id, retriever, tuple(fields), _Params(k1, b), len(corpus))
 
     def scores(self, text: str) -> NDArray[np.float32]:
         """BM25 score of every row for ``text`` (zeros when no query term is indexed)."""
-        terms = list(dict.fromkeys(tokenize(text)))
-        ids = self._retriever.get_tokens_ids(terms)
-        if not ids:
-            return np.zeros(self._retriever.scores["num_docs"], dtype=np.float32)
+        ids = [] if self._retriever is None else self._retriever.get_tokens_ids(query_terms(text))
+        if self._retriever is None or not ids:
+            return np.zeros(self._size, dtype=np.float32)
         return np.asarray(self._retriever.get_scores_from_ids(ids), dtype=np.float32)
 
     def retrieve(self, text: str, mask: NDArray[np.bool_], *, depth: int) -> tuple[int, ...]:

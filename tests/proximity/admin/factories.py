@@ -25,7 +25,9 @@ def make_version(
     **fields: Any,
 ) -> TaskVersion:
     record, _ = TaskRecord.objects.get_or_create(
-        task_id=task_id, defaults={"declared_by": declared_by, "created_at": timezone.now()}
+        scope=scope,
+        task_id=task_id,
+        defaults={"declared_by": declared_by, "created_at": timezone.now()},
     )
     defaults = {
         "objective": f"{task_id}: make refunds round half-even",
@@ -38,6 +40,7 @@ def make_version(
         work_version=version,
         scope=scope,
         disclosure=disclosure or [],
+        declared_by=declared_by,
         created_at=timezone.now(),
         **{**defaults, **fields},
     )

@@ -166,6 +166,22 @@ def test_a_pair_no_advisory_raised_is_refused(lead: Any, tmp_path: Path) -> None
         _import(corpus)
 
 
+def test_an_id_held_in_two_scopes_is_refused_not_guessed(
+    labelled: dict[str, Any], lead: Any, tmp_path: Path
+) -> None:
+    text = _export()
+    Adjudication.objects.all().delete()
+    make_version("T-1", lead.principal, scope="team-b")  # T-1 again, another scope's task
+    before = _stored()
+    corpus = tmp_path / "twice.jsonl"
+    corpus.write_text(text)
+    with pytest.raises(
+        CommandError, match=r"T-1@1 is stored in more than one scope \(team-a, team-b\)"
+    ):
+        _import(corpus)
+    assert _stored() == before
+
+
 def test_unreadable_input_is_one_line_naming_the_place(db: None, tmp_path: Path) -> None:
     corpus = tmp_path / "broken.jsonl"
     corpus.write_text("{not json\n")
