@@ -1,0 +1,213 @@
+"""The agents' state machine: apply, defer on a denial, resynchronise, merge, break deadlocks.
+
+Pure: the scheduler decides what happens next and an ``execute`` callback (the git side, in
+:mod:`proximity.sources.replay_run`) does it and answers. The same scheduler runs every policy;
+only the callback's answers differ: under *ignore* and *acknowledge* an application is never
+denied, so nothing is deferred and the agents do exactly what history did.
+
+*obey*: a denied change (one file of one commit) waits, with every later change of the same
+file of that agent behind it, until every agent named in the denial has merged; then the agent
+merges the mainline into its work and re-applies, asking again. Changes of other files go on.
+A merge falls due at its historical time and waits while changes are deferred. Agents that wait
+on each other in a cycle, all past their merge time, would wait forever: the one that was due
+first applies its deferred changes without asking (``force``) and merges.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from proximity.engine.replay.schedule import Change, Event, MainlineStep
+
+__all__ = [
+    "Action",
+    "Applied",
+    "Denied",
+    "Outcome",
+    "ReplayScheduler",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """``kind``: start | apply | merge | push | resync | force; ``at`` is replay time."""
+
+    kind: str
+    at: int
+    pr: int | None = None
+    change: Change | None = None
+    step: MainlineStep | None = None
+    retry: bool = False
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Denied:
+    """The radar denied the change (``others``: the agents named); some hunks may be applied."""
+
+    others: frozenset[int]
+
+
+Outcome = Applied | Denied | None
+Execute = Callable[[Action], Outcome]
+
+
+@dataclass
+class _Agent:
+    pr: int
+    started: bool = False
+    due_at: int | None = None
+    merged: bool = False
+    queues: dict[str, deque[Change]] = field(default_factory=dict)
+    blocked_by: dict[str, set[int]] = field(default_factory=dict)
+
+    def waiting_on(self) -> set[int]:
+        return {o for s in self.blocked_by.values() for o in s}
+
+
+class ReplayScheduler:
+    """Runs ``events`` (from :func:`~proximity.engine.replay.schedule.build_schedule`)."""
+
+    def __init__(self, events: Sequence[Event], execute: Execute) -> None:
+        self.events = list(events)
+        self.execute = execute
+        self.agents: dict[int, _Agent] = {}
+        self.now = self.events[0].at if self.events else 0
+        self.forced = 0
+
+    def run(self) -> None:
+        for event in self.events:
+            self.now = max(self.now, event.at)
+            self._handle(event)
+            self._break_cycles(final=False)
+        while any(not a.merged for a in self.agents.values()):
+            self._break_cycles(final=True)
+
+    def _agent(self, pr: int) -> _Agent:
+        return self.agents.setdefault(pr, _Agent(pr))
+
+    def _handle(self, event: Event) -> None:
+        if event.kind == "push":
+            self.execute(Action("push", self.now, step=event.step))
+        elif event.kind == "start":
+            self._start(self._agent(_pr(event)))
+        elif event.kind == "change":
+            agent = self._agent(_pr(event))
+            self._start(agent)
+            change = event.change
+            if change is None:
+                raise ValueError("a change event without its change")
+            queue = agent.queues.get(change.path)
+            if queue is not None:
+                queue.append(change)  # behind a deferred change of the same file
+            else:
+                self._apply(agent, change, retry=False)
+        elif event.kind == "merge":
+            agent = self._agent(_pr(event))
+            self._start(agent)
+            agent.due_at = self.now
+            self._settle([agent])
+
+    def _start(self, agent: _Agent) -> None:
+        if not agent.started:
+            agent.started = True
+            self.execute(Action("start", self.now, agent.pr))
+
+    def _apply(self, agent: _Agent, change: Change, *, retry: bool) -> bool:
+        outcome = self.execute(Action("apply", self.now, agent.pr, change, retry=retry))
+        if isinstance(outcome, Denied):
+            agent.queues.setdefault(change.path, deque())
+            if not retry:
+                agent.queues[change.path].appendleft(change)
+            agent.blocked_by[change.path] = set(outcome.others)
+            return False
+        return True
+
+    def _retry(self, agent: _Agent, path: str) -> None:
+        queue = agent.queues[path]
+        del agent.blocked_by[path]
+        while queue:
+            if not self._apply(agent, queue[0], retry=True):
+                return
+            queue.popleft()
+        del agent.queues[path]
+
+    def _settle(self, work: Iterable[_Agent]) -> None:
+        """Merge every due agent with nothing deferred; each merge may free others."""
+        todo = deque(work)
+        while todo:
+            agent = todo.popleft()
+            if agent.merged or agent.due_at is None or agent.queues:
+                continue
+            self.execute(Action("merge", self.now, agent.pr))
+            agent.merged = True
+            todo.extend(self._released_by(agent.pr))
+
+    def _released_by(self, merged: int) -> list[_Agent]:
+        """Agents that waited on ``merged``: resynchronise once, then retry what is free."""
+        out = []
+        for agent in self.agents.values():
+            if agent.merged or not any(merged in s for s in agent.blocked_by.values()):
+                continue
+            for waiting in agent.blocked_by.values():
+                waiting.discard(merged)
+            free = [p for p, s in agent.blocked_by.items() if not s]
+            if free:
+                self.execute(Action("resync", self.now, agent.pr, reason=f"pr-{merged} merged"))
+                for path in free:
+                    self._retry(agent, path)
+            out.append(agent)
+        return out
+
+    def _cycle_members(self) -> list[_Agent]:
+        """Due agents that wait, transitively, only on due waiting agents, one of them itself."""
+        due = {a.pr: a for a in self.agents.values() if not a.merged and a.due_at is not None}
+        stuck = []
+        for agent in due.values():
+            seen, frontier = set(), list(agent.waiting_on())
+            while frontier:
+                pr = frontier.pop()
+                if pr in seen or pr not in due:
+                    continue
+                seen.add(pr)
+                frontier.extend(due[pr].waiting_on())
+            if agent.pr in seen:
+                stuck.append(agent)
+        return stuck
+
+    def _break_cycles(self, *, final: bool) -> None:
+        while True:
+            stuck = self._cycle_members()
+            if not stuck and final:
+                # every merge is due at the end: whoever still waits waits on someone stuck
+                stuck = [a for a in self.agents.values() if not a.merged]
+                for a in stuck:
+                    if a.due_at is None:
+                        a.due_at = self.now
+            if not stuck:
+                return
+            first = min(stuck, key=lambda a: (a.due_at or 0, a.pr))
+            self._force(first)
+            self._settle([first])
+
+    def _force(self, agent: _Agent) -> None:
+        for path, queue in list(agent.queues.items()):
+            while queue:
+                change = queue.popleft()
+                self.execute(Action("force", self.now, agent.pr, change, reason="deadlock"))
+            del agent.queues[path]
+        agent.blocked_by.clear()
+        self.forced += 1
+
+
+def _pr(event: Event) -> int:
+    if event.pr is None:
+        raise ValueError(f"a {event.kind} event without its pull request")
+    return event.pr

@@ -1,0 +1,73 @@
+"""``manage.py replay_history REPO``: replay a window of real pull requests as agents (issue 17).
+
+Read-only on REPO. Writes ``events-<policy>.jsonl`` and ``summary.json`` into ``--out`` and
+prints the figures table (docs/EVALUATION.md, "Measured benefit").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from proximity.engine.replay.schedule import ORDERS
+from proximity.sources.git._run import GitError
+from proximity.sources.replay_history import read_window
+from proximity.sources.replay_radar import MODES, RECENCY
+from proximity.sources.replay_report import format_report, replay_window
+from proximity.sources.replay_run import POLICIES
+
+
+class Command(BaseCommand):
+    help = "Replay a window of merged pull requests as agents under the radar; report the figures."
+    requires_system_checks: list[str] = []
+    requires_migrations_checks = False
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("repo", help="git directory or worktree of the source (read-only)")
+        parser.add_argument("--ref", default="HEAD", help="mainline ref (default HEAD)")
+        parser.add_argument("--since", help="first merge at or after (ISO 8601 with timezone)")
+        parser.add_argument("--until", help="last merge at or before (ISO 8601 with timezone)")
+        parser.add_argument("--max-prs", type=int, default=100)
+        parser.add_argument("--policy", default="all", choices=[*POLICIES, "all"])
+        parser.add_argument("--out", required=True, help="folder for events and summary.json")
+        parser.add_argument("--order", default="committer", choices=ORDERS,
+                            help="which historical time dates a commit")  # fmt: skip
+        parser.add_argument("--recency", default="historical", choices=RECENCY)
+        parser.add_argument(
+            "--mode",
+            default="session",
+            choices=MODES,
+            help="session: the hook's steps in-process; hook: run_hook per edit",
+        )
+        parser.add_argument("--lookback-days", type=float, default=30.0)
+        parser.add_argument("--resamples", type=int, default=1000)
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--work", help="folder for the scratch repository (default: temp)")
+        parser.add_argument("--keep", action="store_true", help="keep the scratch repository")
+
+    def handle(self, *args: Any, **o: Any) -> None:
+        repo = Path(o["repo"])
+        if not repo.exists():
+            raise CommandError(f"repo: {repo} does not exist")
+        if o["max_prs"] < 1:
+            raise CommandError("--max-prs: must be at least 1")
+        if o["resamples"] < 1:
+            raise CommandError("--resamples: must be at least 1")
+        try:
+            history = read_window(repo, ref=o["ref"], since=o["since"], until=o["until"],
+                                  max_prs=o["max_prs"], lookback_days=o["lookback_days"],
+                                  order=o["order"])  # fmt: skip
+        except ValueError as exc:
+            raise CommandError(f"--since/--until: {exc}") from exc
+        except GitError as exc:
+            raise CommandError(f"repo: {exc}") from exc
+        policies = list(POLICIES) if o["policy"] == "all" else [o["policy"]]
+        report = replay_window(
+            history, policies=policies, out=Path(o["out"]),
+            work=Path(o["work"]) if o["work"] else None, order=o["order"], recency=o["recency"],
+            mode=o["mode"], resamples=o["resamples"], seed=o["seed"], keep=o["keep"],
+        )  # fmt: skip
+        self.stdout.write(format_report(report))
+        self.stderr.write(f"events and summary.json in {o['out']}")

@@ -1,0 +1,239 @@
+"""The radar as a replayed agent meets it: a Claude Code ``PreToolUse`` payload per hunk, asked
+through the hook's own path against the live worktrees of every agent of the replay.
+
+Two ways in, with the same answer (``tests/sources/test_replay.py`` checks it):
+
+- ``hook``: :func:`proximity.agent.hook.run_hook` on the payload's JSON, exactly what ``radar
+  hook claude`` does (every call reads every worktree, as a hook process does);
+- ``session`` (default, faster): the steps ``run_hook`` takes for a pre-edit (``parse_payload``,
+  ``AgentSession.open`` with the repository's ``.radar.toml``, ``AgentSession.planned``,
+  :func:`proximity.agent.local.local_check`, :func:`proximity.agent.decide.decide`, the denial
+  remembered in the local state), with each worktree's working set re-read only after that
+  worktree changed (``local_check(sets=...)``).
+
+Time: the engine ages each file by ``now - touchedAt`` on the wall clock (30-minute half-life),
+and an agent's uncommitted file is dated by its mtime. The replay keeps every agent's work
+uncommitted and dates each file by replay time: a file the agent last changed ``d`` seconds of
+replay time ago is given ``touchedAt = wall now - d`` (``recency="historical"``), or the wall
+clock's now (``recency="fresh"``: every applied edit counts as just made, the radar's recency
+switched off). Acknowledgements go through ``AgentSession.acknowledge`` (what ``radar ack``
+calls) into ``$RADAR_STATE_DIR``; they expire after ``ack_ttl_s`` of replay time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import time
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from proximity.agent.decide import decide
+from proximity.agent.hook import run_hook
+from proximity.agent.local import local_check
+from proximity.agent.payloads import parse_payload
+from proximity.agent.session import AgentSession
+from proximity.agent.worktree import engine_entries
+from proximity.sources.git.workingset import WorkingSet, read_working_set
+from proximity.sources.git.worktrees import Worktree
+
+__all__ = ["GateAnswer", "RadarGate", "delete_payload", "edit_payload", "write_payload"]
+
+MODES = ("session", "hook")
+RECENCY = ("historical", "fresh")
+_ACK = re.compile(r"`radar ack ([^`]+)`")
+# decide.py's finding lines: "- Traffic Advisory with OTHER (task ...): ..." / "OTHER: ..."
+_NAMED = re.compile(r"^- (?:Resolution|Traffic) Advisory with ([^\s:(]+)", re.MULTILINE)
+_TRAFFIC = re.compile(r"^- Traffic Advisory with ([^\s:(]+)", re.MULTILINE)
+
+
+def _payload(worktree: Path, agent: str, tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "session_id": f"replay-{agent}",
+        "hook_event_name": "PreToolUse",
+        "cwd": str(worktree),
+        "tool_name": tool,
+        "tool_input": tool_input,
+    }
+
+
+def edit_payload(worktree: Path, agent: str, path: str, old: str, new: str) -> dict[str, Any]:
+    file_path = str(worktree / path)
+    tool_input = {"file_path": file_path, "old_string": old, "new_string": new}
+    return _payload(worktree, agent, "Edit", tool_input)
+
+
+def write_payload(worktree: Path, agent: str, path: str, content: str) -> dict[str, Any]:
+    tool_input = {"file_path": str(worktree / path), "content": content}
+    return _payload(worktree, agent, "Write", tool_input)
+
+
+def delete_payload(worktree: Path, agent: str, path: str) -> dict[str, Any]:
+    command = f"rm -f -- {shlex.quote(path)}"
+    return _payload(worktree, agent, "Bash", {"command": command})
+
+
+@dataclass(frozen=True, slots=True)
+class GateAnswer:
+    """``kind``: deny | context | none | error; ``others``: agent ids the answer names;
+    ``traffic``: the agents named in a Traffic Advisory (not an acknowledged Resolution)."""
+
+    kind: str
+    text: str = ""
+    others: tuple[str, ...] = ()
+    traffic: tuple[str, ...] = ()
+
+
+def _iso(epoch: float) -> datetime:
+    return datetime.fromtimestamp(epoch, tz=UTC)
+
+
+class RadarGate:
+    """Asks the radar for the agents of one replay repository; tracks replay-time touches."""
+
+    def __init__(
+        self,
+        *,
+        mode: str = "session",
+        recency: str = "historical",
+        ack_ttl_s: float = 240 * 60.0,
+    ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode: must be one of {', '.join(MODES)} (got {mode!r})")
+        if recency not in RECENCY:
+            raise ValueError(f"recency: must be one of {', '.join(RECENCY)} (got {recency!r})")
+        self.mode, self.recency, self.ack_ttl_s = mode, recency, ack_ttl_s
+        self.worktrees: dict[str, Path] = {}
+        self.started: dict[str, int] = {}
+        self.touched: dict[str, dict[str, int]] = {}
+        self._sets: dict[str, WorkingSet] = {}
+        self._stale: set[str] = set()
+        self._sessions: dict[str, AgentSession] = {}
+        self.acks: dict[tuple[str, str], int] = {}
+        self.asked = 0
+
+    # -- the airspace -----------------------------------------------------------------------
+    def join(self, agent: str, worktree: Path, at: int) -> None:
+        self.worktrees[agent] = worktree.resolve()
+        self.started[agent] = at
+        self.touched[agent] = {}
+
+    def leave(self, agent: str) -> None:
+        for table in (self.worktrees, self.started, self.touched, self._sets, self._sessions):
+            table.pop(agent, None)
+        self._stale.discard(agent)
+
+    def touch(self, agent: str, path: str, at: int) -> None:
+        self.touched[agent][path] = at
+        self._stale.add(agent)
+
+    def changed(self, agent: str) -> None:
+        """The worktree changed outside :meth:`touch` (a resynchronisation)."""
+        self._stale.add(agent)
+        self._sessions.pop(agent, None)
+
+    def _age_stamp(self, agent: str, path: str | None, now: int, wall: float) -> float:
+        """The wall-clock stamp of the agent's last touch of ``path`` (``None``: its start)."""
+        if path is not None and self.recency == "fresh":
+            return wall
+        start = self.started[agent]
+        at = start if path is None else self.touched[agent].get(path, start)
+        return wall - (now - at)
+
+    def _sets_now(self, asker: str, now: int, wall: float) -> tuple[WorkingSet, ...]:
+        """Every worktree's working set; one is re-read only when it changed since it was read.
+
+        The asker's own set may stay stale: ``local_check`` takes the asker's planned lines
+        from ``engine_entries`` and reads only its id, label and start from its set.
+        """
+        out = []
+        for agent, path in sorted(self.worktrees.items()):
+            ws = self._sets.get(agent)
+            if ws is None or (agent in self._stale and agent != asker):
+                ws = read_working_set(Worktree(str(path), agent, None, agent, "main"))
+                self._sets[agent] = ws
+                self._stale.discard(agent)
+            files = tuple(
+                replace(f, touched_at=_iso(self._age_stamp(agent, f.path, now, wall)))
+                for f in ws.files
+            )
+            started = _iso(self._age_stamp(agent, None, now, wall))
+            out.append(replace(ws, files=files, started_at=started))
+        return tuple(out)
+
+    def _touch_files(self, now: int, wall: float) -> None:
+        """For the hook path: mtimes carry replay time (the reader dates dirty files by them)."""
+        for agent, root in self.worktrees.items():
+            for path in self.touched[agent]:
+                target = root / path
+                if target.exists():
+                    stamp = self._age_stamp(agent, path, now, wall)
+                    os.utime(target, (stamp, stamp), follow_symlinks=False)
+
+    # -- questions --------------------------------------------------------------------------
+    def _session(self, agent: str) -> AgentSession:
+        session = self._sessions.get(agent)
+        if session is None:
+            session = AgentSession.open(str(self.worktrees[agent]))
+            self._sessions[agent] = session
+        return session
+
+    def ask(self, agent: str, payload: dict[str, Any], now: int) -> GateAnswer:
+        self.asked += 1
+        self._expire_acks(agent, now)
+        wall = time.time()
+        if self.mode == "hook":
+            self._touch_files(now, wall)
+            return _from_hook(run_hook("claude", json.dumps(payload)))
+        event = parse_payload("claude", payload)
+        session = self._session(agent)
+        planned = session.planned(event.edits)
+        if not planned:
+            return GateAnswer("none")
+        config = session.config
+        files = engine_entries(session.worktree, planned, base=config.base)
+        result = local_check(session.worktree, planned, base=config.base, profile=config.profile,
+                             sets=self._sets_now(agent, now, wall), files=files)  # fmt: skip
+        decision = decide(result, config.policy)
+        others = tuple(sorted({f.other for f in decision.findings}))
+        if decision.kind in {"deny", "ask"}:
+            session.state.remember_denial(agent=result.agent, others=list(others),
+                                          paths=list(result.paths))  # fmt: skip
+            return GateAnswer("deny", decision.text, others)
+        traffic = tuple(sorted({f.other for f in decision.findings if not f.resolution}))
+        return GateAnswer(decision.kind, decision.text, others, traffic)
+
+    def acknowledge(self, agent: str, others: tuple[str, ...], now: int) -> list[str]:
+        session = self._session(agent)
+        out = []
+        for other in others:
+            out.append(session.acknowledge(other, note="replay: acknowledge policy"))
+            self.acks[(agent, other)] = now
+        return out
+
+    def _expire_acks(self, agent: str, now: int) -> None:
+        for (who, other), at in list(self.acks.items()):
+            if who == agent and now - at > self.ack_ttl_s:
+                # a zero-length acknowledgement replaces the pair's entry and is never current
+                self._session(agent).state.acknowledge(agent=who, other=other, ttl_s=0.0,
+                                                       note="expired in replay time")  # fmt: skip
+                del self.acks[(who, other)]
+
+
+def _from_hook(outcome: Any) -> GateAnswer:
+    if outcome.note == "error":
+        return GateAnswer("error")
+    if not outcome.stdout:
+        return GateAnswer("none")
+    body = json.loads(outcome.stdout).get("hookSpecificOutput", {})
+    if body.get("permissionDecision") in {"deny", "ask"}:
+        text = str(body.get("permissionDecisionReason") or "")
+        found = _ACK.search(text)
+        return GateAnswer("deny", text, tuple(found.group(1).split()) if found else ())
+    text = str(body.get("additionalContext") or "")
+    others = tuple(sorted(set(_NAMED.findall(text))))
+    return GateAnswer("context", text, others, tuple(sorted(set(_TRAFFIC.findall(text)))))

@@ -1,0 +1,141 @@
+"""The whole replay of a history window: every policy, the figures, the stored events.
+
+Writes ``events-<policy>.jsonl`` (one JSON object per event: agent starts, each hunk's answer,
+denials and Traffic Advisories with the text the agent was told, acknowledgements, deferrals,
+resynchronisations, merges with their conflicted paths) and ``summary.json`` into ``out``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from proximity.engine.airspace.profiles import SCORER_VERSION
+from proximity.engine.replay.metrics import ReplayFigures, replay_figures
+from proximity.engine.replay.schedule import build_schedule
+from proximity.sources.replay_history import ReplayHistory
+from proximity.sources.replay_repo import ReplayRepo
+from proximity.sources.replay_run import PolicyRun, label_denials, run_policy
+
+__all__ = ["ReplayReport", "format_report", "replay_window"]
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayReport:
+    history: ReplayHistory
+    order: str
+    recency: str
+    mode: str
+    runs: dict[str, PolicyRun]
+    figures: dict[str, ReplayFigures]
+    hunks_per_second: dict[str, float]
+
+    def to_json(self) -> dict[str, Any]:
+        h = self.history
+        return {
+            "source": h.source, "ref": h.ref, "head": h.head, "start": h.start,
+            "clockStart": h.clock_start, "prs": [p.number for p in h.prs],
+            "mainlineSteps": len(h.mainline), "order": self.order, "recency": self.recency,
+            "mode": self.mode, "scorerVersion": SCORER_VERSION,
+            "policies": {
+                name: {
+                    "figures": _clean(asdict(self.figures[name])),
+                    "seconds": run.seconds, "asked": run.asked, "hunks": run.hunks,
+                    "hunksPerSecond": self.hunks_per_second[name],
+                    "stepsMatchingHistory": run.steps_matching_history, "steps": run.steps,
+                    "transplantedChanges": run.transplanted, "applyConflicts": run.apply_conflicts,
+                    "hookErrors": run.hook_errors, "deniedPairsClean": run.pairs_clean,
+                }
+                for name, run in self.runs.items()
+            },
+        }  # fmt: skip
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float):
+        return None if math.isnan(value) else round(value, 6)
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    return value
+
+
+def replay_window(
+    history: ReplayHistory,
+    *,
+    policies: Sequence[str],
+    out: Path,
+    work: Path | None = None,
+    order: str = "committer",
+    recency: str = "historical",
+    mode: str = "session",
+    resamples: int = 1000,
+    seed: int = 0,
+    keep: bool = False,
+) -> ReplayReport:
+    """Run the baseline and each policy on the same schedule; write events and the summary."""
+    out.mkdir(parents=True, exist_ok=True)
+    events = build_schedule(history.prs, history.mainline, order=order,
+                            clock_start=history.clock_start)  # fmt: skip
+    root = Path(tempfile.mkdtemp(prefix="replay-", dir=work))
+    try:
+        repo = ReplayRepo.create(root / "repo", source=history.source, start=history.start)
+        wanted = ["ignore", *[p for p in policies if p != "ignore"]]
+        runs: dict[str, PolicyRun] = {}
+        for policy in wanted:
+            with (out / f"events-{policy}.jsonl").open("w", encoding="utf-8") as log:
+                runs[policy] = run_policy(
+                    policy, repo=repo, start=history.start, events=events, prs=history.prs,
+                    log=log, state_dir=root / f"state-{policy}", mode=mode, recency=recency,
+                )  # fmt: skip
+        baseline = runs["ignore"]
+        base_outcomes = {o.pr: o for o in baseline.outcomes()}
+        figures, speed = {}, {}
+        for policy, run in runs.items():
+            unnecessary = label_denials(repo, baseline.finals, run) if policy != "ignore" else {}
+            figures[policy] = replay_figures(
+                run.outcomes(unnecessary), policy=policy,
+                baseline=base_outcomes if policy != "ignore" else None,
+                resamples=resamples, seed=seed,
+            )  # fmt: skip
+            speed[policy] = run.hunks / run.seconds if run.seconds > 0 else float("nan")
+    finally:
+        if not keep:
+            shutil.rmtree(root, ignore_errors=True)
+    report = ReplayReport(history, order, recency, mode, runs, figures, speed)
+    (out / "summary.json").write_text(json.dumps(report.to_json(), indent=1), encoding="utf-8")
+    return report
+
+
+def _ci(x: Any, scale: float = 1.0, digits: int = 1) -> str:
+    if x is None or math.isnan(x.estimate):
+        return "n/a"
+    return (f"{x.estimate * scale:.{digits}f} ({x.low * scale:.{digits}f}-"
+            f"{x.high * scale:.{digits}f})")  # fmt: skip
+
+
+def format_report(report: ReplayReport) -> str:
+    h = report.history
+    lines = [
+        f"replay of {h.source} ({len(h.prs)} pull requests, {len(h.mainline)} mainline steps, "
+        f"order by {report.order} time, recency {report.recency}, radar via {report.mode})",
+        "| policy | conflicts /100 merges | avoided | avoided incl. resync | hunks delayed % | "
+        "median delay h | denials | unnecessary % | RA per agent-hour | hunks/s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, f in report.figures.items():
+        lines.append(
+            f"| {name} | {_ci(f.conflicts_per_100)} [{f.conflicts}/{f.merges}] | "
+            f"{_ci(f.avoided, 100, 0)} | {_ci(f.avoided_with_resync, 100, 0)} | "
+            f"{_ci(f.share_delayed, 100, 2)} | {_ci(f.median_delay_h, 1, 2)} | {f.denials} | "
+            f"{_ci(f.share_unnecessary, 100, 0)} | {_ci(f.ra_per_agent_hour, 1, 3)} | "
+            f"{report.hunks_per_second[name]:.1f} |"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,349 @@
+"""Run one policy of the replay: the scheduler's actions done in git, through the radar.
+
+Every policy runs on the same schedule in the same scratch repository (``main`` reset to the
+start commit, fresh ``$RADAR_STATE_DIR``); the baseline (*ignore*) runs first, and its final
+branch states (``refs/replay/ignore/pr-N``) label denials afterwards: a denial was unnecessary
+when the two agents' baseline work merges without a conflict in a path both changed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from proximity.engine.replay.hunks import plan_edit, split_lines
+from proximity.engine.replay.metrics import PullRequestOutcome
+from proximity.engine.replay.policy import Action, Applied, Denied, Outcome, ReplayScheduler
+from proximity.engine.replay.schedule import Change, Event, PullRequestHistory
+from proximity.sources.replay_radar import (
+    RadarGate,
+    delete_payload,
+    edit_payload,
+    write_payload,
+)
+from proximity.sources.replay_repo import ChangePlan, ReplayRepo
+
+__all__ = ["POLICIES", "PolicyRun", "label_denials", "run_policy"]
+
+POLICIES = ("ignore", "obey", "acknowledge")
+
+
+def _iso(at: int) -> str:
+    return datetime.fromtimestamp(at, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class _Stats:
+    started: int = 0
+    merged: int = 0
+    due: int = 0
+    hunks: int = 0
+    delays: list[float] = field(default_factory=list)
+    denials: list[tuple[str, ...]] = field(default_factory=list)
+    tas: int = 0
+    forced: int = 0
+    conflicts: tuple[str, ...] = ()
+    resync_conflicted: bool = False
+    base_index: int = 0
+
+
+@dataclass
+class PolicyRun:
+    policy: str
+    stats: dict[int, _Stats]
+    finals: dict[int, str]
+    seconds: float
+    asked: int
+    steps_matching_history: int = 0
+    steps: int = 0
+    transplanted: int = 0
+    apply_conflicts: int = 0
+    hook_errors: int = 0
+    pairs_clean: dict[str, bool] = field(default_factory=dict)
+    """Denied pairs ``pr-A/pr-B`` and whether their baseline work merges cleanly."""
+
+    def outcomes(self, unnecessary: dict[int, int] | None = None) -> list[PullRequestOutcome]:
+        out = []
+        for pr, s in sorted(self.stats.items()):
+            delayed = [d for d in s.delays if d > 0]
+            out.append(PullRequestOutcome(
+                pr=pr, conflicted=bool(s.conflicts), conflicted_paths=len(s.conflicts),
+                resync_conflicted=s.resync_conflicted, hunks=s.hunks, delayed_hunks=len(delayed),
+                delays_s=tuple(delayed), denials=len(s.denials),
+                unnecessary_denials=(unnecessary or {}).get(pr, 0), traffic_advisories=s.tas,
+                forced_hunks=s.forced, agent_hours=max(0, s.merged - s.started) / 3600.0,
+                merge_postponed_s=float(max(0, s.merged - s.due)),
+            ))  # fmt: skip
+        return out
+
+    @property
+    def hunks(self) -> int:
+        return sum(s.hunks for s in self.stats.values())
+
+
+@contextmanager
+def _state_dir(path: Path) -> Iterator[None]:
+    previous = os.environ.get("RADAR_STATE_DIR")
+    os.environ["RADAR_STATE_DIR"] = str(path)
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("RADAR_STATE_DIR", None)
+        else:
+            os.environ["RADAR_STATE_DIR"] = previous
+
+
+class _Driver:
+    def __init__(self, policy: str, repo: ReplayRepo, gate: RadarGate,
+                 prs: dict[int, PullRequestHistory], log: TextIO) -> None:  # fmt: skip
+        self.policy, self.repo, self.gate, self.prs, self.log = policy, repo, gate, prs, log
+        self.stats: dict[int, _Stats] = {}
+        self.finals: dict[int, str] = {}
+        self.main_log: list[tuple[str, frozenset[str], int]] = []
+        # history's mainline commit -> (the replayed mainline after its step, main_log length)
+        self.replayed: dict[str, tuple[str, int]] = {}
+        self.counters = {"matching": 0, "steps": 0, "transplanted": 0, "apply_conflicts": 0,
+                         "hook_errors": 0}  # fmt: skip
+        self.seq = 0
+
+    def emit(self, at: int, kind: str, **fields: Any) -> None:
+        self.seq += 1
+        row = {"seq": self.seq, "policy": self.policy, "at": _iso(at), "t": at, "kind": kind}
+        self.log.write(json.dumps({**row, **fields}, ensure_ascii=False, sort_keys=True) + "\n")
+
+    def __call__(self, action: Action) -> Outcome:
+        handler = getattr(self, f"_do_{action.kind}")
+        result: Outcome = handler(action)
+        return result
+
+    # -- mainline ---------------------------------------------------------------------------
+    def _record_main(self, source: str, historical: str, at: int) -> None:
+        main = self.repo.main()
+        self.main_log.append((source, self.repo.own_paths(main), at))
+        self.replayed[historical] = (main, len(self.main_log))
+
+    def _do_push(self, action: Action) -> None:
+        step = action.step
+        if step is None:
+            raise ValueError("a push without its mainline step")
+        result = self.repo.push(step, action.at)
+        self.counters["steps"] += 1
+        self.counters["matching"] += result.matches_history
+        self._record_main(f"push {step.sha[:12]}", step.sha, action.at)
+        self.emit(action.at, "push", commit=step.sha, conflicts=list(result.conflicts),
+                  matchesHistory=result.matches_history)  # fmt: skip
+
+    def _do_merge(self, action: Action) -> None:
+        pr = self._pr(action)
+        agent = f"pr-{pr}"
+        s = self.stats[pr]
+        result = self.repo.merge_agent(agent, action.at, historical=self.prs[pr].merge)
+        s.merged, s.conflicts = action.at, result.conflicts
+        # what reached the mainline since this agent's base and changed a conflicted path;
+        # "live": it merged after this agent started, so the radar could have seen it working
+        since = self.main_log[s.base_index :]
+        counterparts = {p: [src for src, files, _ in since if p in files] for p in result.conflicts}
+        live = {
+            p: [src for src, files, at in since if p in files and at >= s.started]
+            for p in result.conflicts
+        }
+        self.counters["steps"] += 1
+        self.counters["matching"] += result.matches_history
+        self._record_main(agent, self.prs[pr].merge, action.at)
+        self.finals[pr] = result.commit
+        self.repo.keep(f"refs/replay/{self.policy}/{agent}", result.commit)
+        self.repo.remove_agent(agent)
+        self.gate.leave(agent)
+        self.emit(action.at, "merge", agent=agent, conflicts=list(result.conflicts),
+                  counterparts=counterparts, liveCounterparts=live,
+                  postponedS=action.at - self.prs[pr].merged_at,
+                  matchesHistory=result.matches_history)  # fmt: skip
+
+    # -- agents -----------------------------------------------------------------------------
+    def _pr(self, action: Action) -> int:
+        if action.pr is None:
+            raise ValueError(f"a {action.kind} without its pull request")
+        return action.pr
+
+    def _do_start(self, action: Action) -> None:
+        pr = self._pr(action)
+        agent = f"pr-{pr}"
+        # the worktree starts where the branch forked: the replayed mainline after that step
+        # (or the tip, when the replay has not reached it)
+        fork = self.prs[pr].fork_point
+        base, index = self.replayed.get(fork, (self.repo.main(), len(self.main_log)))
+        path = self.repo.add_agent(agent, base)
+        self.gate.join(agent, path, action.at)
+        self.stats[pr] = _Stats(started=action.at, due=self.prs[pr].merged_at, base_index=index)
+        self.emit(action.at, "start", agent=agent, base=base, forkPoint=fork)
+
+    def _do_resync(self, action: Action) -> None:
+        pr = self._pr(action)
+        conflicts = self.repo.resync(f"pr-{pr}", action.at)
+        self.gate.changed(f"pr-{pr}")
+        self.stats[pr].base_index = len(self.main_log)
+        self.stats[pr].resync_conflicted |= bool(conflicts)
+        self.emit(action.at, "resync", agent=f"pr-{pr}", conflicts=list(conflicts),
+                  reason=action.reason)  # fmt: skip
+
+    def _do_force(self, action: Action) -> Outcome:
+        self.emit(action.at, "force", agent=f"pr-{action.pr}", reason=action.reason,
+                  path=action.change.path if action.change else None)  # fmt: skip
+        return self._apply(action, ask=False, forced=True)
+
+    def _do_apply(self, action: Action) -> Outcome:
+        return self._apply(action, ask=self.policy != "ignore", forced=False)
+
+    def _apply(self, action: Action, *, ask: bool, forced: bool) -> Outcome:
+        pr, change = self._pr(action), action.change
+        if change is None:
+            raise ValueError("an application without its change")
+        agent = f"pr-{pr}"
+        plan = self.repo.plan_change(agent, change)
+        s = self.stats[pr]
+        self.counters["transplanted"] += plan.transplanted
+        if plan.conflicted:
+            # re-applying after a deferral on lines the other side changed: the agent resolves
+            self.counters["apply_conflicts"] += 1
+            s.resync_conflicted |= action.retry or forced
+            self.emit(action.at, "apply_conflict", agent=agent, path=change.path,
+                      commit=change.commit, retry=action.retry)  # fmt: skip
+        if plan.kind == "skip" and (action.retry or forced):
+            # the deferred edit is already there (the other side made it): it waited all the same
+            s.hunks += 1
+            s.delays.append(float(action.at - change.at))
+            self.emit(action.at, "already_applied", agent=agent, path=change.path)
+        for payload, write in self._units(agent, change, plan):
+            if ask:
+                denied = self._ask(action, agent, change, payload)
+                if denied is not None:
+                    return denied
+            write()
+            self.gate.touch(agent, change.path, action.at)
+            s.hunks += 1
+            s.forced += forced
+            s.delays.append(float(action.at - change.at))
+        return Applied()
+
+    def _ask(
+        self, action: Action, agent: str, change: Change, payload: dict[str, Any]
+    ) -> Denied | None:
+        for _ in range(3):
+            answer = self.gate.ask(agent, payload, action.at)
+            if answer.kind == "context":
+                self.stats[self._pr(action)].tas += bool(answer.traffic)
+                self.emit(action.at, "advisory", agent=agent, path=change.path,
+                          others=list(answer.others), traffic=list(answer.traffic),
+                          told=answer.text, retry=action.retry)  # fmt: skip
+            if answer.kind == "error":
+                self.counters["hook_errors"] += 1
+                self.emit(action.at, "hook_error", agent=agent, path=change.path)
+            if answer.kind != "deny":
+                return None
+            self.stats[self._pr(action)].denials.append(answer.others)
+            self.emit(action.at, "deny", agent=agent, path=change.path, others=list(answer.others),
+                      told=answer.text, retry=action.retry, commit=change.commit)  # fmt: skip
+            if not answer.others:
+                return None  # nobody to wait for: the agent cannot act on it, so it proceeds
+            if self.policy == "obey":
+                others = frozenset(int(o.removeprefix("pr-")) for o in answer.others)
+                self.emit(action.at, "defer", agent=agent, path=change.path,
+                          waitingOn=sorted(answer.others))  # fmt: skip
+                return Denied(others)
+            said = self.gate.acknowledge(agent, answer.others, action.at)
+            self.emit(action.at, "ack", agent=agent, others=list(answer.others), said=said)
+        return None
+
+    def _units(
+        self, agent: str, change: Change, plan: ChangePlan
+    ) -> Iterator[tuple[dict[str, Any], Any]]:
+        """(payload, write) per edit: hunks bottom-up, so each one's lines stay where they are."""
+        root = self.repo.worktree(agent)
+        target = root / change.path
+        if plan.kind == "delete":
+            yield delete_payload(root, agent, change.path), lambda: target.unlink()
+        elif plan.kind == "write":
+            text = plan.content.decode("utf-8", "surrogateescape")
+            yield write_payload(root, agent, change.path, text), lambda: _write(target, plan)
+        elif plan.kind == "edit":
+            for hunk in sorted(plan.hunks, key=lambda h: -h.start):
+                text = target.read_bytes().decode("utf-8", "surrogateescape")
+                planned = plan_edit(split_lines(text), hunk)
+                if planned is None:
+                    content = plan.content.decode("utf-8", "surrogateescape")
+                    yield (
+                        write_payload(root, agent, change.path, content),
+                        (lambda: _write(target, plan)),
+                    )
+                    return
+                new_text = text.replace(planned.old, planned.new, 1)
+                yield (
+                    edit_payload(root, agent, change.path, planned.old, planned.new),
+                    (lambda t=new_text: target.write_bytes(t.encode("utf-8", "surrogateescape"))),
+                )
+
+
+def _write(target: Path, plan: ChangePlan) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(plan.content)
+    target.chmod(0o755 if plan.executable else 0o644)
+
+
+def run_policy(
+    policy: str,
+    *,
+    repo: ReplayRepo,
+    start: str,
+    events: Sequence[Event],
+    prs: Sequence[PullRequestHistory],
+    log: TextIO,
+    state_dir: Path,
+    mode: str = "session",
+    recency: str = "historical",
+    ack_ttl_s: float = 240 * 60.0,
+) -> PolicyRun:
+    """Replay ``events`` under ``policy`` from ``start`` in ``repo``; events go to ``log``."""
+    if policy not in POLICIES:
+        raise ValueError(f"policy: must be one of {', '.join(POLICIES)} (got {policy!r})")
+    repo.reset_main(start)
+    gate = RadarGate(mode=mode, recency=recency, ack_ttl_s=ack_ttl_s)
+    driver = _Driver(policy, repo, gate, {p.number: p for p in prs}, log)
+    driver.replayed[start] = (repo.main(), 0)
+    began = time.monotonic()
+    state_dir.mkdir(parents=True, exist_ok=True)
+    with _state_dir(state_dir):
+        ReplayScheduler(events, driver).run()
+    c = driver.counters
+    return PolicyRun(policy, driver.stats, driver.finals, time.monotonic() - began, gate.asked,
+                     c["matching"], c["steps"], c["transplanted"], c["apply_conflicts"],
+                     c["hook_errors"])  # fmt: skip
+
+
+def label_denials(repo: ReplayRepo, baseline: dict[int, str], run: PolicyRun) -> dict[int, int]:
+    """Unnecessary denials per PR: every agent named merged cleanly with it in the baseline."""
+    cache: dict[tuple[int, int], bool] = {}
+
+    def clean(a: int, b: int) -> bool:
+        key = (min(a, b), max(a, b))
+        if key not in cache:
+            x, y = baseline[key[0]], baseline[key[1]]
+            shared = repo.own_paths(x) & repo.own_paths(y)
+            cache[key] = not (set(repo.dry_run(x, y)) & shared)
+        return cache[key]
+
+    out: dict[int, int] = {}
+    for pr, s in run.stats.items():
+        for others in s.denials:
+            ids = [int(o.removeprefix("pr-")) for o in others]
+            if ids and all(clean(pr, o) for o in ids):
+                out[pr] = out.get(pr, 0) + 1
+    run.pairs_clean = {f"pr-{a}/pr-{b}": ok for (a, b), ok in sorted(cache.items())}
+    return out

@@ -1,0 +1,61 @@
+"""Replay figures on hand-computed outcomes, and the paired bootstrap's behaviour."""
+
+from __future__ import annotations
+
+import math
+
+from proximity.engine.replay.metrics import PullRequestOutcome, replay_figures
+
+
+def _o(pr: int, conflicted: bool, **kw: object) -> PullRequestOutcome:
+    return PullRequestOutcome(pr=pr, conflicted=conflicted, **kw)  # type: ignore[arg-type]
+
+
+BASE = [
+    _o(1, False, hunks=2, agent_hours=1.0),
+    _o(2, True, hunks=2, agent_hours=1.0),
+    _o(3, True, hunks=4, agent_hours=2.0),
+    _o(4, False, hunks=2, agent_hours=4.0),
+]
+OBEY = [
+    _o(1, False, hunks=2, agent_hours=1.0),
+    _o(2, False, hunks=2, delayed_hunks=1, delays_s=(1800.0,), denials=1, agent_hours=1.5),
+    _o(3, True, hunks=4, delayed_hunks=2, delays_s=(3600.0, 7200.0), denials=2,
+       unnecessary_denials=1, agent_hours=2.0, resync_conflicted=True),
+    _o(4, False, hunks=2, denials=1, unnecessary_denials=1, agent_hours=4.0, traffic_advisories=3),
+]  # fmt: skip
+
+
+def test_point_estimates_are_the_plain_ratios() -> None:
+    f = replay_figures(OBEY, policy="obey", baseline={o.pr: o for o in BASE}, resamples=50)
+    assert (f.merges, f.conflicts, f.hunks, f.delayed_hunks, f.denials) == (4, 1, 10, 3, 4)
+    assert f.conflicts_per_100.estimate == 25.0
+    assert f.avoided is not None
+    assert f.avoided.estimate == 0.5
+    assert f.avoided_with_resync is not None
+    assert f.avoided_with_resync.estimate == 0.5
+    assert (f.conflicts_removed, f.conflicts_added) == (1, 0)
+    assert f.share_delayed.estimate == 0.3
+    assert f.median_delay_h.estimate == 1.0  # delays 0.5 h, 1 h, 2 h
+    assert f.share_unnecessary.estimate == 0.5
+    assert math.isclose(f.ra_per_agent_hour.estimate, 4 / 8.5)
+    assert math.isclose(f.ta_per_agent_hour, 3 / 8.5)
+    assert f.resync_conflicts == 1
+
+
+def test_intervals_bracket_the_estimate_and_repeat_with_the_seed() -> None:
+    one = replay_figures(OBEY, policy="obey", resamples=200, seed=3)
+    two = replay_figures(OBEY, policy="obey", resamples=200, seed=3)
+    assert one == two
+    ci = one.conflicts_per_100
+    assert ci.low <= ci.estimate <= ci.high
+    assert ci.low == 0.0
+    assert ci.high > 25.0
+
+
+def test_the_baseline_against_itself_avoids_nothing_and_undefined_ratios_are_nan() -> None:
+    f = replay_figures(BASE, policy="ignore", baseline={o.pr: o for o in BASE}, resamples=50)
+    assert f.avoided is not None
+    assert f.avoided.estimate == 0.0
+    assert math.isnan(f.share_unnecessary.estimate)  # no denials at all
+    assert math.isnan(f.median_delay_h.estimate)

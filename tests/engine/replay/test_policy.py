@@ -1,0 +1,108 @@
+"""The agents' state machine on a small world: a change is denied while another live agent has
+already applied a change to the same path (the radar's answer, reduced to its essence)."""
+
+from __future__ import annotations
+
+from proximity.engine.replay.policy import Action, Applied, Denied, Outcome, ReplayScheduler
+from proximity.engine.replay.schedule import (
+    CommitInfo,
+    FileChange,
+    MainlineStep,
+    PullRequestHistory,
+    build_schedule,
+)
+
+
+class World:
+    def __init__(self, *, deny: bool = True) -> None:
+        self.deny = deny
+        self.live: dict[int, set[str]] = {}
+        self.log: list[tuple[str, int, int | None, str]] = []
+
+    def __call__(self, action: Action) -> Outcome:
+        path = action.change.path if action.change else ""
+        self.log.append((action.kind, action.at, action.pr, path))
+        pr = action.pr
+        if action.kind == "start" and pr is not None:
+            self.live[pr] = set()
+        elif action.kind == "merge" and pr is not None:
+            del self.live[pr]
+        elif action.kind in {"apply", "force"} and pr is not None:
+            holders = frozenset(o for o, paths in self.live.items() if o != pr and path in paths)
+            if self.deny and action.kind == "apply" and holders:
+                return Denied(holders)
+            self.live[pr].add(path)
+            return Applied()
+        return None
+
+
+def _pr(number: int, merged: int, edits: list[tuple[int, str]]) -> PullRequestHistory:
+    commits = tuple(
+        CommitInfo(f"c{number}-{k}", "p", at, at,
+                   (FileChange(path, "M", "1" * 40, "2" * 40, "100644", "100644", 1),))
+        for k, (at, path) in enumerate(edits)
+    )  # fmt: skip
+    return PullRequestHistory(number, f"m{number}", merged, "p", "tip", commits)
+
+
+def _run(prs: list[PullRequestHistory], *, deny: bool = True) -> tuple[World, ReplayScheduler]:
+    steps = [
+        MainlineStep(p.merge, "p", p.merged_at, p.number)
+        for p in sorted(prs, key=lambda p: p.merged_at)
+    ]
+    world = World(deny=deny)
+    scheduler = ReplayScheduler(build_schedule(prs, steps, clock_start=0), world)
+    scheduler.run()
+    return world, scheduler
+
+
+def test_a_denied_change_waits_with_its_file_while_other_files_go_on() -> None:
+    a = _pr(1, 50, [(10, "f")])
+    b = _pr(2, 90, [(20, "f"), (30, "g"), (40, "f")])
+    world, _ = _run([a, b])
+    assert [x for x in world.log if x[2] == 2] == [
+        ("start", 20, 2, ""),
+        ("apply", 20, 2, "f"),  # denied: #1 holds f
+        ("apply", 30, 2, "g"),  # another file proceeds
+        ("resync", 50, 2, ""),  # #1 merged: merge the mainline in, then re-apply in order
+        ("apply", 50, 2, "f"),
+        ("apply", 50, 2, "f"),
+        ("merge", 90, 2, ""),
+    ]
+
+
+def test_a_merge_that_falls_due_while_changes_wait_is_postponed_until_they_are_applied() -> None:
+    a = _pr(1, 80, [(10, "f")])
+    b = _pr(2, 60, [(20, "f")])
+    world, _ = _run([a, b])
+    assert world.log[-4:] == [
+        ("merge", 80, 1, ""),
+        ("resync", 80, 2, ""),
+        ("apply", 80, 2, "f"),
+        ("merge", 80, 2, ""),
+    ]
+
+
+def test_agents_waiting_on_each_other_past_their_merges_break_the_cycle_by_forcing() -> None:
+    a = _pr(1, 100, [(10, "f"), (30, "g")])
+    b = _pr(2, 110, [(20, "g"), (40, "f")])
+    world, scheduler = _run([a, b])
+    assert scheduler.forced == 1
+    assert world.log[-5:] == [
+        ("force", 110, 1, "g"),  # #1 was due first: it applies what waited and merges
+        ("merge", 110, 1, ""),
+        ("resync", 110, 2, ""),
+        ("apply", 110, 2, "f"),
+        ("merge", 110, 2, ""),
+    ]
+
+
+def test_without_denials_the_actions_follow_history_exactly() -> None:
+    a = _pr(1, 100, [(10, "f"), (30, "g")])
+    b = _pr(2, 110, [(20, "g"), (40, "f")])
+    world, scheduler = _run([a, b], deny=False)
+    assert [(k, t, p) for k, t, p, _ in world.log] == [
+        ("start", 10, 1), ("apply", 10, 1), ("start", 20, 2), ("apply", 20, 2),
+        ("apply", 30, 1), ("apply", 40, 2), ("merge", 100, 1), ("merge", 110, 2),
+    ]  # fmt: skip
+    assert scheduler.forced == 0

@@ -1,0 +1,74 @@
+"""The replay's timeline: which stamp dates a commit, ties, clamps, monotone mainline."""
+
+from __future__ import annotations
+
+import pytest
+
+from proximity.engine.replay.schedule import (
+    CommitInfo,
+    FileChange,
+    MainlineStep,
+    PullRequestHistory,
+    build_schedule,
+)
+
+
+def _file(path: str) -> FileChange:
+    return FileChange(path, "M", "1" * 40, "2" * 40, "100644", "100644", 1)
+
+
+def _pr(
+    number: int, merge_at: int, commits: list[tuple[int, int, list[str]]]
+) -> PullRequestHistory:
+    infos = tuple(
+        CommitInfo(f"c{number}{k}", "p", author, committer, tuple(_file(p) for p in paths))
+        for k, (author, committer, paths) in enumerate(commits)
+    )
+    return PullRequestHistory(number, f"m{number}", merge_at, "p", "tip", infos)
+
+
+def test_committer_order_dates_changes_by_committer_time_and_author_order_by_author() -> None:
+    pr = _pr(1, 500, [(10, 300, ["a"]), (20, 310, ["b"])])
+    steps = [MainlineStep("m1", "s", 500, 1)]
+    by_committer = build_schedule([pr], steps, clock_start=0)
+    by_author = build_schedule([pr], steps, order="author", clock_start=0)
+    assert [(e.kind, e.at) for e in by_committer] == [
+        ("start", 300), ("change", 300), ("change", 310), ("merge", 500),
+    ]  # fmt: skip
+    assert [(e.kind, e.at) for e in by_author][:3] == [
+        ("start", 10),
+        ("change", 10),
+        ("change", 20),
+    ]
+
+
+def test_times_are_monotone_along_a_branch_and_clamped_to_the_clock_and_the_merge() -> None:
+    # the second commit claims an earlier time (a rebase reordered stamps); the third is after
+    # the merge (a clock skew); the first is before the replay's start
+    pr = _pr(1, 500, [(0, 50, ["a"]), (0, 40, ["b"]), (0, 900, ["c"])])
+    events = build_schedule([pr], [MainlineStep("m1", "s", 500, 1)], clock_start=100)
+    assert [(e.kind, e.at) for e in events if e.kind == "change"] == [
+        ("change", 100), ("change", 100), ("change", 500),
+    ]  # fmt: skip
+
+
+def test_mainline_first_then_starts_then_changes_at_one_second() -> None:
+    a = _pr(1, 100, [(0, 100, ["x"])])
+    b = _pr(2, 300, [(0, 100, ["y"])])
+    steps = [
+        MainlineStep("m1", "s", 100, 1),
+        MainlineStep("push", "m1", 90),
+        MainlineStep("m2", "push", 300, 2),
+    ]
+    events = build_schedule([a, b], steps, clock_start=0)
+    assert [(e.kind, e.pr, e.at) for e in events] == [
+        ("merge", 1, 100), ("push", None, 100), ("start", 1, 100), ("start", 2, 100),
+        ("change", 1, 100), ("change", 2, 100), ("merge", 2, 300),
+    ]  # fmt: skip
+
+
+def test_a_pull_request_without_its_merge_step_is_refused() -> None:
+    with pytest.raises(ValueError, match="#7 has no merge step"):
+        build_schedule([_pr(7, 10, [])], [], clock_start=0)
+    with pytest.raises(ValueError, match="order"):
+        build_schedule([], [], order="commit", clock_start=0)

@@ -1,0 +1,52 @@
+"""``manage.py replay_history`` on the constructed history, and its refusals."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from tests.sources.replay_scenario import build_scenario
+
+
+def test_the_command_replays_a_window_and_writes_events_and_summary(tmp_path: Path) -> None:
+    repo = build_scenario(tmp_path / "source")
+    out = tmp_path / "out"
+    stdout = StringIO()
+    call_command("replay_history", str(repo), "--policy", "obey", "--max-prs", "4", "--out",
+                 str(out), "--work", str(tmp_path), "--resamples", "50", stdout=stdout,
+                 stderr=StringIO())  # fmt: skip
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["prs"] == [1, 4, 2, 5]  # the first four merges
+    assert sorted(summary["policies"]) == ["ignore", "obey"]
+    assert summary["order"] == "committer"
+    obey = summary["policies"]["obey"]["figures"]
+    assert (obey["conflicts"], obey["denials"], obey["unnecessary_denials"]) == (0, 2, 1)
+    assert summary["policies"]["ignore"]["figures"]["conflicts"] == 1
+    assert "| obey |" in stdout.getvalue()
+    assert (out / "events-obey.jsonl").exists()
+    assert not list(tmp_path.glob("replay-*"))  # the scratch repository is removed
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--max-prs", "0"], "--max-prs"),
+        (["--since", "2022-01-01"], "--since/--until"),
+        (["--since", "2099-01-01T00:00:00+00:00"], "no pull request"),
+    ],
+)
+def test_bad_input_is_refused_naming_the_option(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    repo = build_scenario(tmp_path / "source")
+    with pytest.raises(CommandError, match=message):
+        call_command("replay_history", str(repo), "--out", str(tmp_path / "o"), *args)
+
+
+def test_a_missing_repository_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(CommandError, match="repo:"):
+        call_command("replay_history", str(tmp_path / "nope"), "--out", str(tmp_path / "o"))

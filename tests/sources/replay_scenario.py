@@ -1,0 +1,134 @@
+"""A constructed pull-request history whose replay outcome is known by construction.
+
+Times are seconds after ``T0``. Every file starts as 30 numbered lines.
+
+| PR | edit (one hunk) | at | merged | against whom |
+|---|---|---|---|---|
+| #1 | a.py line 5 -> "pr1" | 100 | 1000 | |
+| #2 | a.py line 5 -> "pr2" | 200 | 2000 | overlaps #1, 100 s later: Resolution Advisory |
+| #3 | b.py line 10 -> "pr3" | 300 | 5000 | |
+| #4 | c.py line 10 -> "same" | 400 | 1200 | |
+| #5 | c.py line 10 -> "same" | 600 | 2500 | #4's identical edit: RA, yet git merges cleanly |
+| #6 | b.py line 10 -> "pr6" | 2300 | 6000 | #3's edit is 2,000 s old: recency makes it Traffic |
+
+A direct push on main at 1500 adds d.py. Baseline (ignore): #2 and #6 conflict at their merges
+(2 of 6). Obey: #2 is denied at 200 and waits for #1 (merged 1000: delay 800 s), then re-applies
+over #1's line (a conflict the agent resolves itself); #5 is denied at 600 and waits for #4
+(merged 1200: delay 600 s; the edit is already there); #6 is only told (Traffic) and still
+conflicts. So obey has 1 merge conflict (avoided 50 %), 2 of 6 hunks delayed, 2 denials of which
+1 (#5) unnecessary, 1 Traffic Advisory. Acknowledge: the same 2 denials, each acknowledged, and
+the baseline's 2 conflicts.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+T0 = 1_700_000_000
+SCENARIO = (
+    # pr, path, line, text, edit at, merged at
+    (1, "a.py", 5, "pr1", 100, 1000),
+    (2, "a.py", 5, "pr2", 200, 2000),
+    (3, "b.py", 10, "pr3", 300, 5000),
+    (4, "c.py", 10, "same", 400, 1200),
+    (5, "c.py", 10, "same", 600, 2500),
+    (6, "b.py", 10, "pr6", 2300, 6000),
+)
+PUSH_AT = 1500
+
+
+def git(repo: Path, *args: str, at: int = 0) -> str:
+    stamp = f"@{T0 + at} +0000"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@x", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@x", GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp,
+               GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")  # fmt: skip
+    out = subprocess.run(["git", "-C", str(repo), *args], env=env, capture_output=True,
+                         text=True, check=False)  # fmt: skip
+    if out.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)}: {out.stderr}")
+    return out.stdout.strip()
+
+
+def numbered(n: int = 30) -> str:
+    return "".join(f"line {i}\n" for i in range(1, n + 1))
+
+
+def _set_line(repo: Path, path: str, line: int, text: str) -> None:
+    lines = (repo / path).read_text().splitlines(keepends=True)
+    lines[line - 1] = text + "\n"
+    (repo / path).write_text("".join(lines))
+
+
+def build_scenario(root: Path, scenario: tuple[tuple[int, str, int, str, int, int], ...] = SCENARIO
+                   ) -> Path:  # fmt: skip
+    """The history above, in a fresh repository at ``root`` (main checked out)."""
+    root.mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    for name in ("a.py", "b.py", "c.py"):
+        (root / name).write_text(numbered())
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base", at=0)
+    base = git(root, "rev-parse", "HEAD")
+    for pr, path, line, text, at, _ in scenario:
+        git(root, "checkout", "-q", "-b", f"topic{pr}", base)
+        _set_line(root, path, line, text)
+        git(root, "commit", "-qam", f"pr{pr}: {path}", at=at)
+    git(root, "checkout", "-q", "main")
+    merges = sorted([(m, pr, path, line, text) for pr, path, line, text, _, m in scenario]
+                    + [(PUSH_AT, 0, "", 0, "")])  # fmt: skip
+    for at, pr, path, line, text in merges:
+        if pr == 0:
+            (root / "d.py").write_text(numbered(5))
+            git(root, "add", "d.py")
+            git(root, "commit", "-qm", "direct push: d.py", at=at)
+            continue
+        message = f"Merge pull request #{pr} from someone/topic{pr}"
+        try:
+            git(root, "merge", "-q", "--no-ff", "-m", message, f"topic{pr}", at=at)
+        except AssertionError:  # history's resolution: the later pull request's line wins
+            _set_line(root, path, line, text)
+            git(root, "add", path)
+            git(root, "commit", "-q", "--no-edit", at=at)
+    return root
+
+
+def build_rich(root: Path) -> Path:
+    """Two pull requests with several commits, hunks, a new file, a deletion and a rename-like
+    delete-and-add, and a direct push between them; neither conflicts."""
+    root.mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    for name in ("a.py", "b.py", "c.py"):
+        (root / name).write_text(numbered())
+    (root / "dup.txt").write_text("same\nsame\nsame\nend\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base", at=0)
+    base = git(root, "rev-parse", "HEAD")
+    git(root, "checkout", "-q", "-b", "one", base)
+    _set_line(root, "a.py", 2, "one-2")
+    _set_line(root, "a.py", 20, "one-20")
+    (root / "pkg").mkdir()
+    (root / "pkg" / "new file.py").write_text("print('hi')\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "one: two hunks and a new file", at=100)
+    (root / "c.py").unlink()
+    (root / "b.py").write_text("top\n" + (root / "b.py").read_text())
+    (root / "dup.txt").write_text("same\nsame\nchanged\nend\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "one: delete, insert at top, a repeated line", at=200)
+    git(root, "checkout", "-q", "-b", "two", base)
+    _set_line(root, "a.py", 10, "two-10")
+    git(root, "commit", "-qam", "two: a.py line 10", at=150)
+    lines = (root / "a.py").read_text().splitlines(keepends=True)
+    del lines[25:27]
+    (root / "a.py").write_text("".join(lines))
+    git(root, "commit", "-qam", "two: delete a.py lines 26-27", at=250)
+    git(root, "checkout", "-q", "main")
+    git(root, "merge", "-q", "--no-ff", "-m", "Merge pull request #11 from x/one", "one", at=300)
+    (root / "notes.md").write_text("pushed\n")
+    git(root, "add", "notes.md")
+    git(root, "commit", "-qm", "direct push", at=350)
+    git(root, "merge", "-q", "--no-ff", "-m", "Merge pull request #12 from x/two", "two", at=400)
+    return root

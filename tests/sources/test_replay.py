@@ -1,0 +1,187 @@
+"""The replay harness on constructed histories whose outcome is known (tests/sources/
+replay_scenario.py): every policy, both ways into the radar, and a source left untouched."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from proximity.sources.replay_history import read_window
+from proximity.sources.replay_report import ReplayReport, replay_window
+from tests.sources.replay_scenario import T0, build_rich, build_scenario, git
+
+POLICIES = ["ignore", "obey", "acknowledge"]
+
+
+def fingerprint(repo: Path) -> dict[str, str]:
+    """Every byte of the git directory, the refs, the object count, HEAD and the status."""
+    digest = hashlib.sha256()
+    for path in sorted((repo / ".git").rglob("*")):
+        if path.is_file():
+            digest.update(str(path.relative_to(repo)).encode() + b"\0" + path.read_bytes())
+    return {
+        "bytes": digest.hexdigest(),
+        "refs": git(repo, "for-each-ref"),
+        "objects": git(repo, "count-objects", "-v"),
+        "head": git(repo, "rev-parse", "HEAD"),
+        "status": git(repo, "status", "--porcelain", "--untracked-files=all"),
+    }
+
+
+def events(out: Path, policy: str) -> list[dict[str, Any]]:
+    lines = (out / f"events-{policy}.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+@pytest.fixture(scope="module")
+def scenario(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str], Path,
+                                                               ReplayReport]:  # fmt: skip
+    root = tmp_path_factory.mktemp("replay")
+    repo = build_scenario(root / "source")
+    before = fingerprint(repo)
+    report = replay_window(read_window(repo, max_prs=10), policies=POLICIES, out=root / "out",
+                           work=root, resamples=200)  # fmt: skip
+    return repo, before, root / "out", report
+
+
+def test_the_window_reads_each_merge_commit_as_an_agent_and_the_rest_as_pushes(
+    scenario: tuple[Path, dict[str, str], Path, ReplayReport],
+) -> None:
+    history = scenario[3].history
+    assert [p.number for p in history.prs] == [1, 4, 2, 5, 3, 6]
+    assert [(s.pr, s.at - T0) for s in history.mainline] == [
+        (1, 1000), (4, 1200), (None, 1500), (2, 2000), (5, 2500), (3, 5000), (6, 6000),
+    ]  # fmt: skip
+    assert history.clock_start == T0 + 100
+    assert {p.number: p.commits[0].committer_at - T0 for p in history.prs}[6] == 2300
+
+
+def test_figures_of_each_policy_are_those_known_by_construction(
+    scenario: tuple[Path, dict[str, str], Path, ReplayReport],
+) -> None:
+    figures = scenario[3].figures
+    base, obey, ack = figures["ignore"], figures["obey"], figures["acknowledge"]
+    assert (base.conflicts, base.merges, base.denials, base.delayed_hunks) == (2, 6, 0, 0)
+    assert (obey.conflicts, obey.denials, obey.unnecessary_denials) == (1, 2, 1)
+    assert obey.avoided is not None
+    assert obey.avoided.estimate == 0.5
+    # #2 re-applied its line over #1's: the conflict moved into the agent's own work
+    assert obey.avoided_with_resync is not None
+    assert obey.avoided_with_resync.estimate == 0.0
+    assert (obey.hunks, obey.delayed_hunks, obey.share_delayed.estimate) == (6, 2, 2 / 6)
+    assert obey.median_delay_h.estimate == pytest.approx(700 / 3600)  # 800 s and 600 s
+    assert (ack.conflicts, ack.denials, ack.delayed_hunks, ack.unnecessary_denials) == (2, 2, 0, 1)
+    assert scenario[3].runs["obey"].pairs_clean == {"pr-1/pr-2": False, "pr-4/pr-5": True}
+    assert ack.avoided is not None
+    assert ack.avoided.estimate == 0.0
+    # the baseline rebuilds history's tree at every mainline step
+    run = scenario[3].runs["ignore"]
+    assert run.steps_matching_history == run.steps == 7
+
+
+def test_events_say_what_each_agent_was_told(
+    scenario: tuple[Path, dict[str, str], Path, ReplayReport],
+) -> None:
+    out = scenario[2]
+    obey = events(out, "obey")
+    denials = [(e["agent"], e["others"], e["t"] - T0) for e in obey if e["kind"] == "deny"]
+    assert denials == [("pr-2", ["pr-1"], 200), ("pr-5", ["pr-4"], 600)]
+    told = next(e["told"] for e in obey if e["kind"] == "deny")
+    assert "Resolution Advisory with pr-1" in told
+    assert "`radar ack pr-1`" in told
+    advisory = [e for e in obey if e["kind"] == "advisory"]
+    assert [(e["agent"], e["traffic"]) for e in advisory] == [("pr-6", ["pr-3"])]
+    merge6 = next(e for e in obey if e["kind"] == "merge" and e["agent"] == "pr-6")
+    assert merge6["conflicts"] == ["b.py"]
+    assert merge6["counterparts"] == {"b.py": ["pr-3"]}
+    assert merge6["liveCounterparts"] == {"b.py": ["pr-3"]}  # #3 merged after #6 started
+    acks = [e for e in events(out, "acknowledge") if e["kind"] == "ack"]
+    assert [(e["agent"], e["others"]) for e in acks] == [("pr-2", ["pr-1"]), ("pr-5", ["pr-4"])]
+    assert acks[0]["said"][0].startswith("acknowledged pr-1 for pr-2 (local")
+    assert not [e for e in events(out, "ignore") if e["kind"] in {"deny", "advisory"}]
+    # #6 starts at 2300, after four merges and a push, but from where its branch forked
+    start6 = next(e for e in obey if e["kind"] == "start" and e["agent"] == "pr-6")
+    assert start6["base"] == start6["forkPoint"] == scenario[3].history.start
+
+
+def test_the_source_repository_is_byte_for_byte_unchanged(
+    scenario: tuple[Path, dict[str, str], Path, ReplayReport],
+) -> None:
+    repo, before, _, _ = scenario
+    assert fingerprint(repo) == before
+
+
+def test_the_hook_process_path_gives_the_same_answers_and_fresh_recency_denies_the_old_edit(
+    scenario: tuple[Path, dict[str, str], Path, ReplayReport], tmp_path: Path
+) -> None:
+    repo, _, out, _ = scenario
+    history = read_window(repo, max_prs=10)
+    hooked = replay_window(history, policies=["obey"], out=tmp_path / "hook", work=tmp_path,
+                           mode="hook", resamples=20)  # fmt: skip
+
+    def answers(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+        keep = {"deny", "advisory", "defer", "resync", "merge"}
+        return [(e["kind"], e["t"], e.get("agent"), e.get("others"), e.get("conflicts"))
+                for e in rows if e["kind"] in keep]  # fmt: skip
+
+    assert answers(events(tmp_path / "hook", "obey")) == answers(events(out, "obey"))
+    assert hooked.figures["obey"].conflicts == 1
+    fresh = replay_window(history, policies=["obey"], out=tmp_path / "fresh", work=tmp_path,
+                          recency="fresh", resamples=20)  # fmt: skip
+    # #3's 2,000-second-old edit now counts as just made: #6 is denied and waits for #3
+    assert fresh.figures["obey"].conflicts == 0
+    delays = sorted(d for o in fresh.runs["obey"].outcomes() for d in o.delays_s)
+    assert delays == [600.0, 800.0, 2700.0]
+
+
+def test_a_richer_history_is_rebuilt_exactly_hunk_by_hunk(tmp_path: Path) -> None:
+    repo = build_rich(tmp_path / "source")
+    before = fingerprint(repo)
+    report = replay_window(read_window(repo, max_prs=5), policies=["obey"], out=tmp_path / "out",
+                           work=tmp_path, resamples=20)  # fmt: skip
+    for policy in ("ignore", "obey"):
+        run = report.runs[policy]
+        assert run.steps_matching_history == run.steps == 3
+        assert run.transplanted == 0
+        assert run.apply_conflicts == 0
+    hunks = [e for e in events(tmp_path / "out", "ignore") if e["kind"] == "merge"]
+    assert [e["conflicts"] for e in hunks] == [[], []]
+    # one: 2 hunks + a new file, then a deletion, an insertion, a repeated line; two: 2 hunks
+    assert report.runs["ignore"].hunks == 8
+    assert report.figures["obey"].denials == 0
+    assert fingerprint(repo) == before
+
+
+def test_a_branch_merging_the_mainline_in_skips_that_merge_but_keeps_its_own_side_work(
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "source"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "a.py").write_text("".join(f"{i}\n" for i in range(20)))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base", at=0)
+    git(repo, "checkout", "-q", "-b", "topic")
+    (repo / "t.py").write_text("topic\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "topic work", at=10)
+    git(repo, "checkout", "-q", "-b", "side")
+    (repo / "s.py").write_text("side\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "side work (a second clone of the branch)", at=20)
+    git(repo, "checkout", "-q", "main")
+    (repo / "m.py").write_text("main\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "mainline work", at=30)
+    git(repo, "checkout", "-q", "topic")
+    git(repo, "merge", "-q", "--no-ff", "-m", "Merge branch 'main' into topic", "main", at=40)
+    git(repo, "merge", "-q", "--no-ff", "-m", "Merge branch 'side'", "side", at=50)
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "-m", "Merge pull request #9 from x/topic", "topic", at=60)
+    (pr,) = read_window(repo, max_prs=1).prs
+    assert pr.skipped_merges == 1
+    assert [sorted(f.path for f in c.files) for c in pr.commits] == [["t.py"], ["s.py"]]
