@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from overlap_site.settings.env import (
     env_bool,
@@ -167,6 +168,30 @@ def _env_rate(name: str, default: str) -> str:
     if not re.fullmatch(r"[1-9][0-9]*/(s|sec|m|min|h|hour|d|day)", value):
         raise EnvironmentConfigError(name, f"expected <count>/<s|min|hour|day>, got {value!r}")
     return value
+
+
+def _env_budget(name: str, default: int) -> dict[str, Any]:
+    """``"3"`` or ``"3,payments=5,security=10"``: a default and per-scope overrides (>= 0)."""
+    from overlap_site.settings.env import EnvironmentConfigError
+
+    raw = env_str(name) or str(default)
+    head, *rest = [part.strip() for part in raw.split(",")]
+    scopes: dict[str, int] = {}
+    try:
+        value = int(head)
+        for part in rest:
+            scope, _, n = part.partition("=")
+            scopes[scope.strip()] = int(n)
+    except ValueError:
+        raise EnvironmentConfigError(name, f"expected <n>[,<scope>=<n>...], got {raw!r}") from None
+    if value < 0 or any(n < 0 for n in scopes.values()) or "" in scopes:
+        raise EnvironmentConfigError(name, f"budgets must be >= 0 with named scopes, got {raw!r}")
+    return {"default": value, "scopes": scopes}
+
+
+# Review cards per new task version (the rest of its candidates are held back, still stored):
+# a default and per-scope overrides, "3,payments=5". Locally selected, not validated.
+OVERLAP_REVIEW_BUDGET = _env_budget("OVERLAP_REVIEW_BUDGET", 3)
 
 
 # Rate limits ("<count>/<s|min|hour|day>"): reports per token, failed token checks per address.

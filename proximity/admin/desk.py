@@ -92,14 +92,20 @@ class OverlapAdvisoryAdmin(ReadOnlyAdmin):
             raise PermissionDenied
         query = request.GET.get("q", "").strip()
         stale = {"yes": True, "no": False}.get(request.GET.get("stale", ""))
-        items = adjudication_queue(request.user, query=query, stale=stale)
-        context = self._context(
-            request,
-            "Adjudication queue (blind)",
-            items=items,
-            q=query,
-            stale=request.GET.get("stale", ""),
+        run = request.GET.get("run", "")
+        held = request.GET.get("held", "") == "yes"
+        items = adjudication_queue(
+            request.user,
+            query=query,
+            stale=stale,
+            run=int(run) if run.isdigit() else None,
+            held=held,
         )
+        title = "More candidates for this task (blind)" if held else "Adjudication queue (blind)"
+        context = self._context(
+            request, title, items=items, q=query, stale=request.GET.get("stale", ""), held=held
+        )
+        context["run"] = run if run.isdigit() else ""
         return TemplateResponse(request, "admin/proximity/desk_queue.html", context)
 
     def disagreements_view(self, request: HttpRequest) -> HttpResponse:

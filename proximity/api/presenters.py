@@ -135,6 +135,10 @@ def overlap_advisory_out(a: OverlapAdvisory) -> OverlapAdvisoryOut:
         coverage=a.coverage,
         ranks=a.ranks,
         fused_rank=a.fused_rank,
+        queue_rank=a.queue_rank,
+        queued=a.queued,
+        evidence_score=a.evidence_score,
+        delivery=a.run.delivery or "shadow-only",  # runs stored before req. 70: fail closed
         features=a.features,
         evidence=a.evidence,
         created_at=a.created_at,
@@ -153,6 +157,11 @@ def run_out(run: OverlapRun, principal: Principal) -> OverlapRunOut:
         for u in run.unknowns.select_related("candidate__record")
     ]
     counts = omission_counts(run)
+    visible = [
+        a.queued
+        for a in run.advisories.select_related("version_b")
+        if version_visible(principal, a.version_b)
+    ]
     return OverlapRunOut(
         task_id=run.query.record.task_id,
         scope=run.query.record.scope,
@@ -163,11 +172,12 @@ def run_out(run: OverlapRun, principal: Principal) -> OverlapRunOut:
         policy_version=run.policy_version,
         snapshot_id=run.snapshot_id,
         pool_size=run.pool_size,
-        advisories=sum(
-            1
-            for a in run.advisories.select_related("version_b")
-            if version_visible(principal, a.version_b)
-        ),
+        advisories=len(visible),
+        queued=sum(visible),
+        held_back=len(visible) - sum(visible),
+        review_budget=run.review_budget,
+        evidence_model=run.evidence_model,
+        delivery=run.delivery or "shadow-only",
         unknowns=unknowns,
         omitted_count=sum(counts.values()),
         omitted_by_reason=counts,

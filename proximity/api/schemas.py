@@ -324,6 +324,13 @@ class OverlapRunOut(Out):
     snapshot_id: str
     pool_size: int
     advisories: int
+    # The review stage: cards within the budget, candidates held back beyond it (stored,
+    # listed by GET /api/overlap-advisories?include=held, never negatives), requirement 70.
+    queued: int
+    held_back: int
+    review_budget: int | None
+    evidence_model: str
+    delivery: str
     unknowns: list[dict[str, Any]]
     omitted_count: int
     omitted_by_reason: dict[str, int]
@@ -343,6 +350,10 @@ class OverlapAdvisoryOut(Out):
     coverage: str
     ranks: dict[str, int | None]
     fused_rank: int
+    queue_rank: int | None
+    queued: bool
+    evidence_score: float | None
+    delivery: str
     features: list[dict[str, Any]]
     evidence: dict[str, Any]
     created_at: AwareDatetime

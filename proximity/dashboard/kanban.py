@@ -111,7 +111,45 @@ def card_view(card: Card) -> html.Article:
     )
 
 
+def _evidence_view(card: TaskCard) -> list[Any]:
+    """Why this pair is where it is in the queue: the model, its score and the main terms."""
+    if card.score is None:
+        return []
+    terms = [
+        html.Li(
+            f"{e.name} = {'unknown' if e.value is None else f'{e.value:.2f}'}"
+            f" → {e.contribution:+.2f}"
+        )
+        for e in card.evidence
+    ]
+    head = (
+        f"Queue #{card.queue_rank} · evidence {card.score:.2f} "
+        f"(locally selected, not validated; model {card.evidence_model})"
+    )
+    return [html.P(head, className="evidence"), html.Ul(terms, className="evidence-terms")]
+
+
+def _more(card: TaskCard) -> list[Any]:
+    if not card.more_url:
+        return []
+    text = f"{card.held_back} more candidate(s) for this task (held back, not negatives)"
+    return [html.A(text, href=card.more_url, className="more-candidates")]
+
+
+def _notice_view(card: TaskCard) -> html.Article:
+    badge = "⋯ Held back" if card.kind == "held-back" else "◌ Shadow only"
+    return html.Article(
+        [html.Span(badge, className="badge"), html.P(card.unknown_reason)],
+        className=f"card task notice-{card.kind}",
+        tabIndex=0,
+        role="article",
+        **aria({"aria-label": f"{badge}: {card.unknown_reason}", "data-kind": card.kind}),
+    )
+
+
 def task_card_view(card: TaskCard) -> html.Article:
+    if card.kind in ("held-back", "shadow"):
+        return _notice_view(card)
     if card.unknown_reason:
         label = f"Unknown: {card.task_a}"
         body = [html.Span("? Unknown", className="badge"), html.P(card.unknown_reason)]
@@ -124,11 +162,13 @@ def task_card_view(card: TaskCard) -> html.Article:
             html.P([html.Strong(card.task_a), f" — {card.objective_a}"]),
             html.P([html.Strong(card.task_b), f" — {card.objective_b}"]),
             html.P(f"Coverage: {card.coverage}"),
+            *_evidence_view(card),
             html.A(
                 "Open in the adjudication desk",
                 href=card.open_url,
                 **aria({"aria-label": f"Adjudicate {card.task_a} and {card.task_b}"}),
             ),
+            *_more(card),
         ]
     return html.Article(
         body, className="card task", tabIndex=0, role="article", **aria({"aria-label": label})

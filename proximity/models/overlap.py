@@ -97,6 +97,13 @@ class OverlapRun(models.Model):
     pool_size = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
     attempts = models.PositiveIntegerField(default=0)
+    # The review stage (issue 15): the budget applied, how many candidates were held back beyond
+    # it, the evidence model that ordered them, and requirement 70's delivery mode. "" on runs
+    # stored before the review stage existed; readers treat it as shadow-only (fail closed).
+    review_budget = models.PositiveIntegerField(null=True, blank=True)
+    held_back = models.PositiveIntegerField(default=0)
+    evidence_model = models.CharField(max_length=64, blank=True)
+    delivery = models.CharField(max_length=16, blank=True)
     requested_at = models.DateTimeField()
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -116,7 +123,11 @@ class OverlapRun(models.Model):
 
 
 class OverlapAdvisory(models.Model):
-    """A candidate pair that needs independent adjudication; never a verdict."""
+    """A candidate pair that needs independent adjudication; never a verdict.
+
+    ``queue_rank`` is its place in the run's evidence order; ``queued`` False means held back
+    beyond the review budget: stored, reachable ("more candidates"), never a negative.
+    """
 
     STATUS = "needs-independent-adjudication"
 
@@ -129,6 +140,9 @@ class OverlapAdvisory(models.Model):
     fused_rank = models.PositiveIntegerField()
     features = models.JSONField(default=dict)
     evidence = models.JSONField(default=dict, blank=True)
+    queue_rank = models.PositiveIntegerField(null=True, blank=True)
+    queued = models.BooleanField(default=True)
+    evidence_score = models.FloatField(null=True, blank=True)
     created_at = models.DateTimeField()
 
     class Meta:

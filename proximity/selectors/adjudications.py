@@ -84,12 +84,27 @@ def _item(row: OverlapAdvisory) -> QueueItem:
     return QueueItem(row.pk, pair_fields(row.version_a), pair_fields(row.version_b), stale, labels)
 
 
-def adjudication_queue(user: Any, *, query: str = "", stale: bool | None = None) -> list[QueueItem]:
-    """Pairs this reviewer may see and has not labelled yet, oldest first."""
+def adjudication_queue(
+    user: Any,
+    *,
+    query: str = "",
+    stale: bool | None = None,
+    run: int | None = None,
+    held: bool = False,
+) -> list[QueueItem]:
+    """Pairs this reviewer may see and has not labelled yet, oldest first.
+
+    By default the review queue (candidates within their run's budget); ``held`` lists the
+    candidates held back beyond it instead ("more candidates for this task", with ``run``).
+    The order within a run is the evidence order, but no score is carried (blind labelling).
+    """
     principal = principal_for_user(user)
     if principal is None:
         return []
     rows = visible_overlap_advisories(principal).exclude(adjudications__reviewer_id=user.pk)
+    rows = rows.filter(queued=not held).order_by("created_at", "run_id", "queue_rank", "pk")
+    if run is not None:
+        rows = rows.filter(run_id=run)
     if query:
         rows = rows.filter(version_a__record__task_id__icontains=query) | rows.filter(
             version_b__record__task_id__icontains=query

@@ -20,11 +20,9 @@ from proximity.models import (
     ProximityAdvisory,
     ProximityScan,
     TriggerMessage,
-    UnknownEmission,
     WorkingSetSnapshot,
 )
-from proximity.selectors.access import can_see
-from proximity.selectors.adjudications import principal_for_user, visible_overlap_advisories
+from proximity.selectors.adjudications import principal_for_user
 from proximity.selectors.advisories import advisory_list, repository_get, repository_list
 from proximity.selectors.airspace import latest_scan
 from proximity.selectors.board_records import (
@@ -35,9 +33,8 @@ from proximity.selectors.board_records import (
     LinkRecord,
     Scene,
     SharedFile,
-    TaskCard,
 )
-from proximity.selectors.overlap_coverage import run_problem_cards
+from proximity.selectors.board_tasks import board_task_cards
 
 __all__ = [
     "COLUMNS",
@@ -256,41 +253,3 @@ def board_cards(
         told = _told([a.pk for a in page])
         out[column] = (sel.count(), [_card(a, told.get(a.pk, {})) for a in page])
     return out
-
-
-def board_task_cards(principal: Principal | None, *, limit: int = 30) -> tuple[int, list[TaskCard]]:
-    """Overlap pairs awaiting adjudication plus explicit unknowns, newest first."""
-    rows = visible_overlap_advisories(principal).order_by("-created_at", "-pk")
-    cards = [
-        TaskCard(
-            id=r.pk,
-            task_a=str(r.version_a),
-            task_b=str(r.version_b),
-            objective_a=r.version_a.objective[:200],
-            objective_b=r.version_b.objective[:200],
-            coverage=r.coverage or "unknown",
-            stale=not (r.version_a.is_current and r.version_b.is_current),
-            open_url=reverse("admin:proximity_overlapadvisory_label", args=[r.pk]),
-        )
-        for r in rows[:limit]
-    ]
-    cards += _unknown_cards(principal, limit)
-    cards += run_problem_cards(principal, limit)  # failed or overdue runs: degraded, not clear
-    return rows.count(), cards
-
-
-def _unknown_cards(principal: Principal | None, limit: int) -> list[TaskCard]:
-    rows = UnknownEmission.objects.select_related("version__record").order_by("-created_at")
-    return [
-        TaskCard(
-            id=-u.pk,
-            task_a=str(u.version),
-            task_b="",
-            objective_a=u.version.objective[:200],
-            objective_b="",
-            coverage="unknown",
-            unknown_reason=f"{u.reason}: {u.detail}"[:200],
-        )
-        for u in rows[:limit]
-        if can_see(principal, u.version.scope, u.version.disclosure)
-    ]

@@ -14,6 +14,7 @@ __all__ = [
     "AgentPoint",
     "Card",
     "Coverage",
+    "EvidenceLine",
     "FilePoint",
     "LinkRecord",
     "Scene",
@@ -136,8 +137,22 @@ class Card:
 
 
 @dataclass(frozen=True)
+class EvidenceLine:
+    """One evidence-model term on a card: feature, value and its contribution to the logit."""
+
+    name: str
+    value: float | None  # None: not declared by both (contributes 0, never a negative)
+    contribution: float
+
+
+@dataclass(frozen=True)
 class TaskCard:
-    """A task-overlap pair awaiting adjudication, or an explicit unknown with its reason."""
+    """A task-overlap pair awaiting adjudication, or an explicit unknown with its reason.
+
+    ``kind`` is ``pair``, ``unknown``, ``held-back`` (the count of candidates beyond the review
+    budget, reachable in the desk) or ``shadow`` (pairs of runs whose policy is not frozen with
+    documented limits: stored for shadow evaluation, not delivered, requirement 70).
+    """
 
     id: int
     task_a: str
@@ -149,3 +164,10 @@ class TaskCard:
     stale: bool = False
     unknown_reason: str = ""
     open_url: str = ""
+    kind: str = "pair"
+    queue_rank: int | None = None
+    score: float | None = None
+    evidence_model: str = ""
+    evidence: tuple[EvidenceLine, ...] = ()
+    held_back: int = 0
+    more_url: str = ""

@@ -75,14 +75,21 @@ def _naming(
 
 
 def overlap_advisory_list(
-    principal: Principal | None, *, task_id: str | None = None, scope: str | None = None
+    principal: Principal | None,
+    *,
+    task_id: str | None = None,
+    scope: str | None = None,
+    include: str = "all",
 ) -> list[OverlapAdvisory]:
     """Advisories whose BOTH versions the viewer may see; others do not exist for it.
 
     A list filter needs no single task: ``task_id`` alone lists every visible task of that id,
-    each advisory naming its sides' scopes.
+    each advisory naming its sides' scopes. ``include``: ``all`` (every stored candidate),
+    ``queued`` (within the review budget) or ``held`` (held back beyond it).
     """
     rows = visible_overlap_advisories(principal).select_related("run")
+    if include != "all":
+        rows = rows.filter(queued=include == "queued")
     if task_id:
         rows = _naming(rows, task_id, scope)
     return list(rows.order_by("-created_at", "pk")[:500])

@@ -9,6 +9,7 @@ from typing import Any
 
 from proximity.engine.overlap import OverlapRun as EngineRun
 from proximity.engine.overlap import TaskRef
+from proximity.engine.overlap.evidence import QueuedCandidate
 from proximity.models import (
     CoverageOmission,
     OverlapAdvisory,
@@ -17,6 +18,7 @@ from proximity.models import (
     TaskVersion,
     UnknownEmission,
 )
+from proximity.services.overlap_evidence import ReviewStage, review_stage
 
 __all__ = ["run_store"]
 
@@ -40,6 +42,23 @@ def _features(features: tuple[Any, ...]) -> list[dict[str, Any]]:
     return [dataclasses.asdict(f) for f in features]
 
 
+def _review(queued: QueuedCandidate, stage: ReviewStage) -> dict[str, Any]:
+    """The evidence model's view of one advisory: score, terms and the identity of the model."""
+    s = queued.scored
+    return {
+        "version": stage.model.version,
+        "digest": stage.model.digest,
+        "status": stage.model.status,
+        "logit": s.logit,
+        "probability": s.probability,
+        "queueRank": queued.queue_rank,
+        "queued": queued.queued,
+        "budget": stage.budget,
+        "delivery": stage.delivery.mode,
+        "terms": [dataclasses.asdict(t) for t in s.terms],
+    }
+
+
 def run_store(
     *,
     run: OverlapRun,
@@ -58,6 +77,8 @@ def run_store(
     UnknownEmission.objects.filter(run=run).delete()
     CoverageOmission.objects.filter(run=run).delete()
     query, version_id = run.query, _version_ids(version_ids)
+    stage = review_stage(query, result, version_id, run.policy_digest)
+    queue = stage.by_candidate
     OverlapAdvisory.objects.bulk_create(
         OverlapAdvisory(
             run=run,
@@ -74,7 +95,11 @@ def run_store(
                 "fusedScore": adv.fused_score,
                 "indexIds": dict(adv.index_ids),
                 "repairRoute": adv.repair_route,
+                "review": _review(queue[adv.candidate], stage),
             },
+            queue_rank=queue[adv.candidate].queue_rank,
+            queued=queue[adv.candidate].queued,
+            evidence_score=queue[adv.candidate].scored.probability,
             created_at=now,
         )
         for rank, adv in enumerate(result.advisories, start=1)
@@ -104,5 +129,9 @@ def run_store(
     run.status, run.finished_at, run.error = OverlapRun.Status.DONE, now, ""
     run.coverage = result.coverage or "unknown"
     run.snapshot_id, run.pool_size = result.snapshot_id, pool_size
+    # Requirement 70: the delivery mode is decided here, once per run, and stored with it.
+    run.review_budget, run.held_back = stage.budget, stage.held_back
+    run.evidence_model, run.delivery = stage.model.digest, stage.delivery.mode
     fields = ["status", "finished_at", "error", "coverage", "snapshot_id", "pool_size"]
+    fields += ["review_budget", "held_back", "evidence_model", "delivery"]
     run.save(update_fields=fields)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from django.http import HttpRequest
 from ninja import Router, Status
 
@@ -106,9 +108,15 @@ def read_latest_run(request: HttpRequest, task_id: str, scope: str | None = None
     "/overlap-advisories", response={200: list[OverlapAdvisoryOut], **ERRORS}, by_alias=True
 )
 def list_overlap_advisories(
-    request: HttpRequest, task: str | None = None, scope: str | None = None
+    request: HttpRequest,
+    task: str | None = None,
+    scope: str | None = None,
+    include: Literal["all", "queued", "held"] = "all",
 ) -> list[OverlapAdvisoryOut]:
-    rows = overlap_advisory_list(principal_of(request), task_id=task, scope=scope)
+    """Every stored candidate by default (as before the review queue); ``include=queued``: only
+    the review queue's cards, ``include=held``: only candidates held back beyond the budget."""
+    principal = principal_of(request)
+    rows = overlap_advisory_list(principal, task_id=task, scope=scope, include=include)
     return [overlap_advisory_out(a) for a in rows]
 
 
