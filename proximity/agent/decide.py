@@ -23,6 +23,7 @@ _CHANNEL_NAMES = {
     "dependency": "import dependency",
     "intent": "declared intent",
     "tree": "nearby in the tree",
+    "symbol": "symbol hazard or call coupling",
 }
 
 
@@ -64,6 +65,7 @@ def _finding_lines(f: Finding, me: str) -> list[str]:
     for path in f.paths:
         out.append(f"  {f.other} changed {path} {_ranges(f.their_lines.get(path))}:")
         out += _quoted(f.their_excerpt.get(path, ""))
+    out += [f"  Symbols: {text}." for text in f.symbols[:3]]
     if f.resolution and f.hold and f.steer:
         who = "you" if f.hold == me else f.hold
         out.append(

@@ -31,6 +31,8 @@ class Finding:
     steer: str | None = None
     advisory_id: int | None = None
     acknowledged: bool = False
+    symbols: tuple[str, ...] = ()
+    """The symbol channel's evidence, one sentence each (strongest first)."""
 
     @property
     def resolution(self) -> bool:
@@ -52,6 +54,7 @@ class Finding:
             "steer": self.steer,
             "advisoryId": self.advisory_id,
             "acknowledged": self.acknowledged,
+            "symbols": list(self.symbols),
         }
 
     @classmethod
@@ -71,6 +74,7 @@ class Finding:
             steer=data.get("steer"),
             advisory_id=data.get("advisoryId"),
             acknowledged=bool(data.get("acknowledged")),
+            symbols=tuple(str(s) for s in data.get("symbols") or ()),
         )
 
 
@@ -153,6 +157,7 @@ def findings_from_advisories(
                 steer=adv.get("steer"),
                 advisory_id=(advisory_ids or {}).get(other_id),
                 acknowledged=other_id in acked,
+                symbols=tuple(str(e["text"]) for e in adv.get("symbols") or () if "text" in e),
             )
         )
     out.sort(key=lambda f: (not f.resolution, -f.risk, f.other))

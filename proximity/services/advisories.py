@@ -114,6 +114,8 @@ def _upserts(
         a_id, b_id = sorted((adv["a"], adv["b"]))
         fields = _fields(adv, agents, scan)
         fields["detail"] = advisory_detail(snaps[a_id], snaps[b_id])
+        if adv.get("symbols"):  # the symbol channel's evidence: symbols and lines on each side
+            fields["detail"]["symbols"] = adv["symbols"]
         pair = (agents[a_id].pk, agents[b_id].pk)
         advisory = live.get(pair)
         if advisory is None:

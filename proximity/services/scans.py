@@ -14,20 +14,25 @@ degraded coverage.
 
 from __future__ import annotations
 
+import hashlib
 import logging
+from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from proximity.engine.airspace import SCORER_VERSION, AirspaceInputError, scan
+from proximity.engine.airspace import PROFILES, SCORER_VERSION, AirspaceInputError, scan
 from proximity.models import ProximityScan, Repository, RiskSample
 from proximity.selectors.airspace import AirspaceInputs, airspace_inputs, pair_key
 from proximity.services.advisories import advisories_apply_scan
 from proximity.services.scan_requests import scan_enqueue
+
+if TYPE_CHECKING:
+    from proximity.engine.symbols import SymbolData
 
 __all__ = ["scan_retry_backoff", "scan_run"]
 
@@ -54,6 +59,33 @@ def _read_inputs(
             return None
         repo = rows.get()
         return repo, airspace_inputs(repo, now=now, conflicts=conflicts)
+
+
+def _symbol_inputs(
+    repo: Repository, inputs: AirspaceInputs
+) -> tuple[AirspaceInputs, SymbolData | None]:
+    """The agents' changes in symbols, for a profile with the ``symbol`` channel.
+
+    Read from the repository's worktrees on this machine (outside the row lock: it is git and
+    file I/O), so only agents with a worktree here are seen; the others are reported unknown
+    by the engine, never clear. Any failure leaves the textual channels to run alone. The
+    symbol input's digest joins the input hash, so a scan is keyed by what it scored.
+    """
+    profile = PROFILES.get(repo.profile)
+    if profile is None or "symbol" not in profile.channels or not repo.path:
+        return inputs, None  # an unknown profile fails in the engine, with its reason
+    from proximity.sources.symbols import read_symbol_data
+
+    agents = [s.agent.agent_id for s in inputs.snapshots]
+    try:
+        read = read_symbol_data(repo.path, base=repo.base_branch, agents=agents)
+    except Exception:  # an unreadable repository must not stop the textual scan
+        log.warning("symbols of %s not read", repo.name, exc_info=True)
+        return inputs, None
+    for problem in read.problems:
+        log.info("symbols of %s: %s", repo.name, problem)
+    digest = hashlib.sha256(f"{inputs.input_hash}:{read.digest()}".encode()).hexdigest()
+    return replace(inputs, input_hash=digest), read.data
 
 
 def _scan_row(repo: Repository, inputs: AirspaceInputs, now: datetime) -> ProximityScan:
@@ -132,6 +164,8 @@ def _store(
     )
     row.result = {k: result[k] for k in ("positions", "fileCoordinates", "links", "counts")}
     row.result["generatedAt"] = result["generatedAt"]
+    if "symbols" in result:  # which agents the symbol channel saw (the rest are unknown)
+        row.result["symbols"] = result["symbols"]
     row.agent_count = result["counts"]["agents"]
     row.advisory_count = result["counts"]["advisories"]
     row.status, row.finished_at, row.input_order, row.error = Status.DONE, now, order, ""
@@ -176,6 +210,7 @@ def scan_run(
     if read is None:
         return None
     repo, inputs = read
+    inputs, symbols = _symbol_inputs(repo, inputs)
     row = _scan_row(repo, inputs, now)
     if row.status == Status.DONE and row.input_order == repo.applied_input_order:
         with transaction.atomic():  # this row is the result applied now: nothing to redo
@@ -187,7 +222,7 @@ def scan_run(
             return row
         return None  # running elsewhere, or waiting out its backoff (the request is deferred)
     try:
-        result = scan(inputs.airspace, profile=repo.profile)
+        result = scan(inputs.airspace, profile=repo.profile, symbols=symbols)
         with transaction.atomic():
             _store(row, result, inputs, repo.scan_input_order, now)
             _finish_request(repo, repo.scan_requested_at)

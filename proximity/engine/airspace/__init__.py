@@ -1,7 +1,10 @@
 """Airspace engine: working sets, channels, risk, bands, right of way and positions.
 
-Two profiles: ``ecc-v0`` reproduces the reference implementation (ECC-PROXIMITY.md sections
-2-3) to 1e-9; ``radar-v1`` (the default) fixes its documented weaknesses (docs/DECISIONS.md).
+Profiles: ``ecc-v0`` reproduces the reference implementation (ECC-PROXIMITY.md sections 2-3)
+to 1e-9; ``radar-v1`` (the default) fixes its documented weaknesses (docs/DECISIONS.md);
+``radar-v1-symbols`` is radar-v1 plus the ``symbol`` channel (``proximity.engine.symbols``),
+which reads the airspace's ``symbols`` (or a ``SymbolData`` handed to :func:`scan`) and scores
+exactly as radar-v1 without them.
 """
 
 from __future__ import annotations

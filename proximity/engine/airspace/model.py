@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # a pre-edit check without symbols loads none of the symbol code
+    from proximity.engine.symbols.sides import SymbolData
 
 __all__ = ["Agent", "Airspace", "FileChange", "Intent", "Options", "PairConflict"]
 
@@ -94,3 +97,6 @@ class Airspace:
     adjacency: Mapping[str, tuple[str, ...]]
     options: Options = field(default_factory=Options)
     raw_options: Mapping[str, Any] = field(default_factory=dict)
+    symbols: SymbolData | None = None
+    """Each agent's changes in symbols, for a profile with the ``symbol`` channel; ``None``
+    (the default) leaves that channel at 0 for every pair."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from proximity.engine.airspace.combine import BANDS
@@ -11,7 +11,7 @@ from proximity.engine.airspace.embedding import Embedding
 from proximity.engine.airspace.model import Agent
 from proximity.engine.airspace.verdicts import Verdicts
 
-__all__ = ["advisory_json", "result_json"]
+__all__ = ["advisory_json", "result_json", "symbols_json"]
 
 
 def _pair(v: Verdicts, row: int, ids: Sequence[str], names: Sequence[str]) -> dict[str, Any]:
@@ -35,10 +35,37 @@ def _radar_extras(v: Verdicts, row: int) -> dict[str, Any]:
     }
 
 
+def _symbol_evidence(v: Verdicts, row: int, ids: Sequence[str]) -> list[dict[str, Any]]:
+    evidence = v.table.evidence or {}
+    i, j = int(v.table.i[row]), int(v.table.j[row])
+    items = evidence.get((i, j))
+    if not items:
+        return []
+    from proximity.engine.symbols.evidence import evidence_json
+
+    return evidence_json(items, ids, i)
+
+
+def symbols_json(agents: Sequence[Agent], sides: Iterable[str] | None) -> dict[str, Any]:
+    """Which agents the symbol channel could see: the others are unknown to it, not clear."""
+    from proximity.engine.symbols.model import SYMBOL_VERSION
+
+    known = set(sides or ())
+    return {
+        "version": SYMBOL_VERSION,
+        "agents": [a.agent_id for a in agents if a.agent_id in known],
+        "unknown": [a.agent_id for a in agents if a.agent_id not in known],
+    }
+
+
 def advisory_json(
     v: Verdicts, row: int, ids: Sequence[str], names: Sequence[str], *, radar: bool
 ) -> dict[str, Any]:
-    """One flagged pair in the scan's advisory shape (also what a pre-edit check returns)."""
+    """One flagged pair in the scan's advisory shape (also what a pre-edit check returns).
+
+    With the ``symbol`` channel, ``symbols`` lists its evidence for the pair (strongest
+    first): each item's ``kind``, ``reason``, ``text`` and the symbol and lines on each side.
+    """
     link = _pair(v, row, ids, names)
     resolution = v.level[row] == 2
     out = {
@@ -55,6 +82,8 @@ def advisory_json(
     if radar:
         out.update(_radar_extras(v, row))
         out["cluster"] = int(v.cluster[row]) if resolution else None
+    if v.table.evidence is not None:
+        out["symbols"] = _symbol_evidence(v, row, ids)
     return out
 
 
@@ -67,6 +96,7 @@ def result_json(
     channel_names: Sequence[str],
     scorer_version: str,
     generated_at: str,
+    symbols: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Assemble the scan result; only here are pair arrays turned into dicts."""
     ids = [a.agent_id for a in agents]
@@ -92,7 +122,7 @@ def result_json(
         for a, p in zip(agents, embedding.positions.tolist(), strict=True)
     ]
     coordinates = dict(zip(embedding.files, embedding.file_coordinates.tolist(), strict=True))
-    return {
+    out = {
         "advisories": advisories,
         "positions": positions,
         "fileCoordinates": coordinates,
@@ -102,3 +132,6 @@ def result_json(
         "scorerVersion": scorer_version,
         "generatedAt": generated_at,
     }
+    if symbols is not None:
+        out["symbols"] = symbols
+    return out

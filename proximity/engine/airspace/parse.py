@@ -10,7 +10,7 @@ adjacency object as ``graph`` (docs/DECISIONS.md, "ecc-v0 accepts what the refer
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proximity.engine.airspace.model import (
     Agent,
@@ -29,6 +29,9 @@ from proximity.engine.airspace.validate import (
     path_field,
     time_field,
 )
+
+if TYPE_CHECKING:
+    from proximity.engine.symbols.sides import SymbolData
 
 __all__ = ["graph_adjacency", "parse_airspace"]
 
@@ -167,7 +170,7 @@ def parse_airspace(
     graphs: Mapping[str, Mapping[str, tuple[str, ...]]] | None = None,
     lenient: bool = False,
 ) -> Airspace:
-    """Validate ``{"agents", "graph", "options"}`` into an :class:`Airspace`.
+    """Validate ``{"agents", "graph", "options", "symbols"?}`` into an :class:`Airspace`.
 
     ``graphs`` maps a ``graphRef`` id to an already-parsed adjacency, so thousands of airspaces
     can share one repository graph. ``lenient`` accepts what the reference accepts (see the
@@ -189,7 +192,22 @@ def parse_airspace(
     raw_options = data.get("options") or {}
     if not isinstance(raw_options, Mapping):
         raise AirspaceInputError("options", "must be an object")
-    return Airspace(agents, adjacency, parse_options(raw_options), dict(raw_options))
+    symbols = _symbols(data.get("symbols"))
+    return Airspace(agents, adjacency, parse_options(raw_options), dict(raw_options), symbols)
+
+
+def _symbols(value: Any) -> SymbolData | None:
+    """The ``symbols`` object (docs: proximity/engine/symbols/jsonio.py), or ``None``."""
+    if value is None:
+        return None
+    # Loaded only when given: a pre-edit check without symbols imports none of this.
+    from proximity.engine.symbols.jsonio import SymbolInputError, symbol_data_from_json
+
+    try:
+        return symbol_data_from_json(value)
+    except SymbolInputError as exc:
+        field = exc.field if exc.field == "symbols" else f"symbols.{exc.field}"
+        raise AirspaceInputError(field, str(exc).split(": ", 1)[-1]) from None
 
 
 def _graph(

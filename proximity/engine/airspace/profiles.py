@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from proximity.engine.airspace.model import Options
 
@@ -27,6 +27,9 @@ class Profile:
     overlap_floor: float | None = None
     reference_input: bool = False
     """Parse input as the reference does (``parse_airspace(..., lenient=True)``)."""
+    symbol_strengths: Mapping[str, float] | None = None
+    """For a profile with the ``symbol`` channel: :class:`~proximity.engine.symbols.Strengths`
+    fields (kept as plain data so loading a profile loads no symbol code)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +48,30 @@ class Settings:
         return self.weights[self.profile.channels.index(channel)]
 
 
+_RADAR_V1 = Profile(
+    name="radar-v1",
+    channels=("conflict", "overlap", "adjacency", "dependency", "intent", "tree"),
+    # Chosen on the conflict backtest (docs/DECISIONS.md, "Recommended radar-v1 defaults"
+    # and "Abutting edits are a Resolution Advisory"):
+    # any base-side intersection is a full overlap (git conflicts on one shared line), and
+    # imports and tree closeness add nothing measurable to textual-conflict prediction.
+    weights={
+        "conflict": 1.0,
+        "overlap": 1.0,
+        # git conflicts when two changes abut as surely as when they overlap: every pair its
+        # rule calls abutting conflicted in the backtest (27 of 27 on train, 2026.11.4).
+        "adjacency": 1.0,
+        "dependency": 0.1,
+        "intent": 0.5,
+        "tree": 0.1,
+    },
+    dep_decay=0.5,
+    dependency_cap=2,
+    ta=0.35,
+    ra=0.7,
+    overlap_floor=1.0,
+)
+
 PROFILES: Mapping[str, Profile] = {
     "ecc-v0": Profile(
         name="ecc-v0",
@@ -56,28 +83,25 @@ PROFILES: Mapping[str, Profile] = {
         ra=0.7,
         reference_input=True,  # same inputs as the reference, for migration (DECISIONS.md)
     ),
-    "radar-v1": Profile(
-        name="radar-v1",
-        channels=("conflict", "overlap", "adjacency", "dependency", "intent", "tree"),
-        # Chosen on the conflict backtest (docs/DECISIONS.md, "Recommended radar-v1 defaults"
-        # and "Abutting edits are a Resolution Advisory"):
-        # any base-side intersection is a full overlap (git conflicts on one shared line), and
-        # imports and tree closeness add nothing measurable to textual-conflict prediction.
-        weights={
-            "conflict": 1.0,
-            "overlap": 1.0,
-            # git conflicts when two changes abut as surely as when they overlap: every pair its
-            # rule calls abutting conflicted in the backtest (27 of 27 on train, 2026.11.4).
-            "adjacency": 1.0,
-            "dependency": 0.1,
-            "intent": 0.5,
-            "tree": 0.1,
+    "radar-v1": _RADAR_V1,
+    # radar-v1 plus the symbol channel, last in the noisy-OR order: with no symbol data the
+    # channel is 0 and the product gains a factor of exactly 1.0, so every risk is radar-v1's
+    # to the bit, and radar-v1 itself (its stored scans, calibration maps and backtest
+    # figures) is untouched (docs/DECISIONS.md, "The symbol channel").
+    "radar-v1-symbols": replace(
+        _RADAR_V1,
+        name="radar-v1-symbols",
+        channels=(*_RADAR_V1.channels, "symbol"),
+        # the strengths are the risks of each symbol item alone, so the channel weighs 1.0
+        weights={**_RADAR_V1.weights, "symbol": 1.0},
+        symbol_strengths={
+            "breaking": 0.8,
+            "returns": 0.6,
+            "coupling": 0.5,
+            "hop": 0.8,
+            "by_name": 0.75,
+            "max_distance": 2,
         },
-        dep_decay=0.5,
-        dependency_cap=2,
-        ta=0.35,
-        ra=0.7,
-        overlap_floor=1.0,
     ),
 }
 DEFAULT_PROFILE = "radar-v1"

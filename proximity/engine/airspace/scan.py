@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,12 +20,15 @@ from proximity.engine.airspace.embedding import (
 )
 from proximity.engine.airspace.layout import tree_layout
 from proximity.engine.airspace.model import Airspace
-from proximity.engine.airspace.output import result_json
+from proximity.engine.airspace.output import result_json, symbols_json
 from proximity.engine.airspace.parse import parse_airspace
 from proximity.engine.airspace.profiles import PROFILES, SCORER_VERSION, Settings, resolve
 from proximity.engine.airspace.recency import recency_weight
 from proximity.engine.airspace.scorers import score
 from proximity.engine.airspace.verdicts import Verdicts, decide
+
+if TYPE_CHECKING:
+    from proximity.engine.symbols.sides import SymbolData
 
 __all__ = ["ScanResult", "scan", "scan_airspace"]
 
@@ -44,6 +47,10 @@ class ScanResult:
     now_ms: float
 
     def to_json(self) -> dict[str, Any]:
+        symbols = None
+        if "symbol" in self.settings.profile.channels:
+            sides = self.airspace.symbols.sides if self.airspace.symbols is not None else ()
+            symbols = symbols_json(self.airspace.agents, sides)
         return result_json(
             self.airspace.agents,
             self.verdicts,
@@ -52,6 +59,7 @@ class ScanResult:
             channel_names=self.settings.profile.channels,
             scorer_version=SCORER_VERSION,
             generated_at=_iso(self.now_ms),
+            symbols=symbols,
         )
 
 
@@ -119,11 +127,14 @@ def scan(
     profile: str = "radar-v1",
     graphs: Mapping[str, Mapping[str, tuple[str, ...]]] | None = None,
     engine: str = "fast",
+    symbols: SymbolData | None = None,
 ) -> dict[str, Any]:
     """Parse, score and embed one airspace; returns the output JSON object.
 
     A profile with ``reference_input`` (ecc-v0) parses leniently, as the reference does:
     reversed ranges are normalised, agents without an id dropped, a bare adjacency accepted.
+    ``symbols`` (already built, e.g. by ``proximity.sources.symbols``) replaces the input's
+    ``symbols`` key; only a profile with the ``symbol`` channel reads either.
 
     Raises
     ------
@@ -134,4 +145,6 @@ def scan(
         raise ValueError(f"unknown profile {profile!r}; choose one of {sorted(PROFILES)}")
     lenient = PROFILES[profile].reference_input
     parsed = parse_airspace(airspace, graphs=graphs, lenient=lenient)
+    if symbols is not None:
+        parsed = replace(parsed, symbols=symbols)
     return scan_airspace(parsed, profile=profile, engine=engine).to_json()

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from proximity.engine.symbols.channel import Item
 
 __all__ = ["PairTable", "all_pairs"]
 
@@ -20,6 +24,8 @@ class PairTable(NamedTuple):
     i: NDArray[np.int64]
     j: NDArray[np.int64]
     channels: NDArray[np.float64]
+    evidence: Mapping[tuple[int, int], tuple[Item, ...]] | None = None
+    """The symbol channel's items per pair ``(i, j)``, when the profile has that channel."""
 
 
 def all_pairs(n: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:

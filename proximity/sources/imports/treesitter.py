@@ -19,7 +19,12 @@ import tree_sitter_typescript
 
 from proximity.engine.imports.model import ImportSite, ParsedImports
 
-__all__ = ["TREE_SITTER_LANGUAGES", "parse_tree_sitter_imports"]
+__all__ = [
+    "TREE_SITTER_LANGUAGES",
+    "parse_tree_sitter_imports",
+    "tree_sitter_language",
+    "tree_sitter_parse",
+]
 
 _JS_QUERY = """
 (import_statement source: (string) @src) @static
@@ -66,6 +71,15 @@ def _parser(language: str) -> tree_sitter.Parser:
     if language not in parsers:
         parsers[language] = tree_sitter.Parser(_query(language)[0])
     return parsers[language]  # type: ignore[no-any-return]
+
+
+def tree_sitter_parse(source: bytes, language: str) -> tree_sitter.Tree:
+    """Parse with the shared per-thread parser (the symbol index parses with it too)."""
+    return _parser(language).parse(source)
+
+
+def tree_sitter_language(language: str) -> tree_sitter.Language:
+    return _query(language)[0]
 
 
 def _literal(node: tree_sitter.Node) -> str | None:

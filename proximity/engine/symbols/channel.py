@@ -1,0 +1,240 @@
+"""The ``symbol`` channel: semantic hazards and call coupling between two agents' changes.
+
+For an ordered pair (x, y) of agents, with the symbols both changed *identically* set aside
+(two agents making the same refactor do not collide):
+
+hazard
+    x removes, renames, or changes the signature or return shape of S while y references S
+    on its changed lines: a likely build or run-time break once both land. A call that still
+    binds to the new parameters is no signature hazard (it is coupling).
+coupling
+    x changes F and y changes G where G uses F or F uses G within the call distance (the base
+    graph's calls and name uses, or y's new reference to F or to something that uses F); x and
+    y change the same symbol differently; or x's change writes an attribute of ``self`` that
+    y's changed member of the same class reads or writes.
+
+The channel value of a pair is the strongest item found in either direction (a max, as the
+other channels take). Strengths are the intended risk of each item alone under the profile's
+weight 1.0 (docs/DECISIONS.md, "The symbol channel"): a definite break is a Resolution
+Advisory, a return-shape change against a consumer or coupling a Traffic Advisory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from proximity.engine.symbols.sides import SymbolChange, SymbolData, SymbolSide, SymbolUse
+
+__all__ = [
+    "Item",
+    "Strengths",
+    "SymbolScores",
+    "attribute_item",
+    "calls_item",
+    "collect",
+    "hazard_item",
+    "symbol_items_reference",
+    "symbol_scores",
+]
+
+EVIDENCE_PER_PAIR = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Strengths:
+    """Risk of each kind of item alone; locally selected on the constructed cases."""
+
+    breaking: float = 0.8
+    returns: float = 0.6
+    coupling: float = 0.5
+    hop: float = 0.8
+    by_name: float = 0.75
+    max_distance: int = 2
+
+    @classmethod
+    def of(cls, values: Mapping[str, float]) -> Strengths:
+        """From a profile's plain mapping; missing fields keep their defaults."""
+        d = cls()
+        return cls(
+            breaking=float(values.get("breaking", d.breaking)),
+            returns=float(values.get("returns", d.returns)),
+            coupling=float(values.get("coupling", d.coupling)),
+            hop=float(values.get("hop", d.hop)),
+            by_name=float(values.get("by_name", d.by_name)),
+            max_distance=int(values.get("max_distance", d.max_distance)),
+        )
+
+
+class Item(NamedTuple):
+    """One piece of evidence: x's ``change`` against y's ``other`` (a change or a use)."""
+
+    strength: float
+    kind: str
+    reason: str
+    x: int
+    change: SymbolChange
+    y: int
+    other: SymbolChange | SymbolUse
+    distance: int = 1
+    detail: str = ""
+
+    def key(self) -> tuple[str, str, tuple[int, str, int], tuple[int, str, int]]:
+        """The same fact seen from either side is one item (a call found from both ends)."""
+        mine = (self.x, self.change.symbol, 0)
+        other = (self.y, self.other.symbol, getattr(self.other, "line", 0))
+        if self.reason == "calls" and self.detail in ("calls", "called"):
+            caller, callee = (mine, other) if self.detail == "calls" else (other, mine)
+            return (self.reason, "", caller, callee)
+        if self.reason in ("same-symbol", "attribute"):
+            low, high = sorted([mine, other])
+            return (self.reason, self.detail, low, high)
+        return (self.reason, self.detail, mine, other)
+
+
+class SymbolScores(NamedTuple):
+    """Pairs ``i < j`` with a non-zero symbol channel, its value, and each pair's items."""
+
+    i: NDArray[np.int64]
+    j: NDArray[np.int64]
+    value: NDArray[np.float64]
+    items: Mapping[tuple[int, int], tuple[Item, ...]]
+
+
+def _base(change: SymbolChange) -> bool:
+    return "added" not in change.changes
+
+
+def hazard_item(x: int, c: SymbolChange, y: int, u: SymbolUse, st: Strengths) -> Item:
+    """The strongest reading of y's use ``u`` of the symbol x changed by ``c``."""
+    factor = 1.0 if u.exact else st.by_name
+    # A method matched only by its name is evidence enough for a break, not for coupling:
+    # alone, such a use stays below Traffic (0.5 * 0.75 * 0.75 = 0.28).
+    weak = st.coupling if u.exact else st.coupling * st.by_name * st.by_name
+    found = [Item(weak, "coupling", "uses", x, c, y, u)]
+    found += [
+        Item(st.breaking * factor, "hazard", reason, x, c, y, u)
+        for reason in ("removed", "renamed")
+        if reason in c.changes
+    ]
+    calls = u.kind == "call" and u.call is not None
+    if "signature" in c.changes and calls and c.signature is not None and u.call is not None:
+        fits = c.signature.accepts(u.call, bound=c.bound and u.bound)
+        if fits is False:
+            found.append(Item(st.breaking * factor, "hazard", "signature", x, c, y, u, 1, "breaks"))
+        elif fits is None:
+            found.append(Item(st.returns * factor, "hazard", "signature", x, c, y, u, 1, "unknown"))
+    if "returns" in c.changes and u.kind == "call":
+        found.append(Item(st.returns * factor, "hazard", "returns", x, c, y, u))
+    return max(found, key=lambda item: item.strength)
+
+
+def calls_item(x: int, c: SymbolChange, y: int, c2: SymbolChange, d: int, st: Strengths) -> Item:
+    strength = st.coupling * st.hop ** (abs(d) - 1)
+    return Item(strength, "coupling", "calls", x, c, y, c2, abs(d), "calls" if d > 0 else "called")
+
+
+def attribute_item(x: int, c: SymbolChange, y: int, c2: SymbolChange, st: Strengths) -> Item | None:
+    shared = sorted(set(c.writes) & set(c2.accesses))
+    if not shared:
+        return None
+    return Item(st.coupling, "coupling", "attribute", x, c, y, c2, 1, ",".join(shared))
+
+
+def _outcomes(side: SymbolSide) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for c in side.changes:
+        out.setdefault(c.symbol, c.outcome)
+    return out
+
+
+def _directed(
+    x: int, sx: SymbolSide, y: int, sy: SymbolSide, st: Strengths, same: set[str]
+) -> Iterable[Item]:
+    """Every item of x's changes against y's side, one pair at a time (the reference rules)."""
+    for c in sx.changes:
+        if c.symbol in same:
+            continue
+        if _base(c):
+            for c2 in sy.changes:
+                if c2.symbol == c.symbol and _base(c2):
+                    yield Item(st.coupling, "coupling", "same-symbol", x, c, y, c2, 0)
+            for u in sy.uses:
+                if u.symbol == c.symbol and u.scope not in same:
+                    yield hazard_item(x, c, y, u, st)
+            for g, d in c.near:
+                if g in same or abs(d) > st.max_distance:
+                    continue
+                for c2 in sy.changes:
+                    if c2.symbol == g and _base(c2):
+                        yield calls_item(x, c, y, c2, d, st)
+            if st.max_distance >= 2:
+                for u in sy.uses:
+                    if c.symbol in u.near and u.scope not in same and u.symbol not in same:
+                        strength = st.coupling * st.hop
+                        yield Item(strength, "coupling", "calls", x, c, y, u, 2, "through")
+        if c.cls is not None and c.writes:
+            for c2 in sy.changes:
+                if c2.cls == c.cls and c2.symbol != c.symbol and c2.symbol not in same:
+                    item = attribute_item(x, c, y, c2, st)
+                    if item is not None:
+                        yield item
+
+
+def collect(items: Iterable[Item]) -> tuple[Item, ...]:
+    """One item per fact (the strongest), strongest first, in a deterministic order."""
+    best: dict[tuple[object, ...], Item] = {}
+    for item in items:
+        key = item.key()
+        held = best.get(key)
+        # ties keep the lower-numbered side as x, so the result does not depend on visit order
+        if held is None or (-item.strength, item.x) < (-held.strength, held.x):
+            best[key] = item
+    return tuple(sorted(best.values(), key=_order))
+
+
+def _order(item: Item) -> tuple[object, ...]:
+    return (-item.strength, item.reason, item.key())
+
+
+def symbol_items_reference(
+    ids: Sequence[str], data: SymbolData, strengths: Strengths
+) -> dict[tuple[int, int], tuple[Item, ...]]:
+    """Items of every pair, pair by pair: the obviously-correct baseline of :func:`symbol_items`."""
+    out = {}
+    present = [(k, data.sides[a]) for k, a in enumerate(ids) if a in data.sides]
+    for n, (i, si) in enumerate(present):
+        for j, sj in present[n + 1 :]:
+            oi, oj = _outcomes(si), _outcomes(sj)
+            same = {s for s, o in oi.items() if oj.get(s) == o}
+            items = [
+                *_directed(i, si, j, sj, strengths, same),
+                *_directed(j, sj, i, si, strengths, same),
+            ]
+            if items:
+                out[(i, j)] = collect(items)
+    return out
+
+
+def symbol_scores(
+    ids: Sequence[str], data: SymbolData, strengths: Strengths, *, engine: str = "fast"
+) -> SymbolScores:
+    """The channel for every pair of ``ids`` (agents without symbol data contribute nothing).
+
+    ``engine="fast"`` finds the items by array joins and builds a pair's items only when they
+    are read (an advisory's evidence); ``"reference"`` goes pair by pair.
+    """
+    if engine == "fast":
+        from proximity.engine.symbols.fastchannel import symbol_scores_fast
+
+        return symbol_scores_fast(ids, data, strengths)
+    items = symbol_items_reference(ids, data, strengths)
+    pairs = sorted(items)
+    i = np.array([p[0] for p in pairs], dtype=np.int64)
+    j = np.array([p[1] for p in pairs], dtype=np.int64)
+    value = np.array([items[p][0].strength for p in pairs], dtype=np.float64)
+    return SymbolScores(i, j, value, items)

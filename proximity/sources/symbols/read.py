@@ -1,0 +1,203 @@
+"""Read every worktree of a repository into the symbol channel's input.
+
+For each worktree: its working set (hunks on both sides, against ``merge-base(base, HEAD)``),
+the base version of each changed source file from git's object store and the worktree version
+from disk, both extracted in detail, then classified (:func:`~proximity.engine.symbols.
+file_changes`) and resolved against the merge base's symbol index. Indexes are kept per
+(repository, commit) in this process, and a new commit's index is built incrementally from the
+last one. Everything is read-only: git's object store and the worktree files, never an index
+or a ref.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter, OrderedDict
+from collections.abc import Iterable, MutableMapping
+from dataclasses import dataclass
+from pathlib import Path
+from threading import Lock
+
+from proximity.engine.imports import language_of
+from proximity.engine.symbols import (
+    FileChanges,
+    FileSymbols,
+    SymbolData,
+    SymbolIndex,
+    agent_side,
+    file_changes,
+    symbol_data_to_json,
+    with_neighbours,
+)
+from proximity.sources.git import GitError, WorkingFile, WorkingSet, read_working_sets
+from proximity.sources.symbols.index import (
+    SHARED_CACHE,
+    SYMBOL_LANGUAGES,
+    build_symbol_index,
+    extract_symbols,
+    read_blobs,
+    symbol_cache_key,
+)
+
+__all__ = ["SymbolRead", "clear_index_cache", "index_for", "read_symbol_data", "worktree_changes"]
+
+_INDEXES: OrderedDict[tuple[str, str], SymbolIndex] = OrderedDict()
+_LATEST: dict[str, SymbolIndex] = {}
+_LOCK = Lock()
+_KEEP = 4  # indexes per process: a few base commits of a few repositories
+
+
+@dataclass(frozen=True)
+class SymbolRead:
+    """The channel input, the merge bases it was read against, and each reader's complaints."""
+
+    data: SymbolData
+    bases: tuple[str, ...]
+    problems: tuple[str, ...]
+
+    def digest(self) -> str:
+        """Changes when the channel's input changes (for a scan's idempotency key)."""
+        text = json.dumps(symbol_data_to_json(self.data), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def clear_index_cache() -> None:
+    with _LOCK:
+        _INDEXES.clear()
+        _LATEST.clear()
+
+
+def index_for(
+    repo: str | Path, commit: str, *, cache: MutableMapping[str, FileSymbols] | None = None
+) -> SymbolIndex:
+    """The index of ``commit``, from this process's cache or built from the repository's last.
+
+    Built under a lock: two scans of one repository in one process build it once.
+    """
+    root = str(Path(repo).resolve())
+    with _LOCK:
+        hit = _INDEXES.get((root, commit))
+        if hit is not None:
+            _INDEXES.move_to_end((root, commit))
+            return hit
+        index = build_symbol_index(repo, commit, cache=cache, previous=_LATEST.get(root))
+        _INDEXES[(root, commit)] = _LATEST[root] = index
+        while len(_INDEXES) > _KEEP:
+            _INDEXES.popitem(last=False)
+        return index
+
+
+def _detailed(
+    data: bytes | None, language: str, key: str, cache: MutableMapping[str, FileSymbols]
+) -> FileSymbols | None:
+    if data is None:
+        return None
+    hit = cache.get(key)
+    if hit is None:
+        hit = cache[key] = extract_symbols(data, language, detail=True)
+    return hit
+
+
+def _base_path(f: WorkingFile) -> str:
+    return f.old_path if f.status in ("R", "C") and f.old_path else f.path
+
+
+def worktree_changes(
+    ws: WorkingSet,
+    index: SymbolIndex,
+    repo: str | Path,
+    *,
+    cache: MutableMapping[str, FileSymbols] | None = None,
+) -> tuple[list[FileChanges], list[str]]:
+    """The symbol changes of one working set's source files, and the problems met."""
+    cache = SHARED_CACHE if cache is None else cache
+    wanted = [
+        f
+        for f in ws.files
+        if not f.binary
+        and language_of(_base_path(f)) in SYMBOL_LANGUAGES
+        and language_of(f.path) in SYMBOL_LANGUAGES
+    ]
+    base_blobs = {f.path: index.blobs.get(_base_path(f)) for f in wanted if f.status != "A"}
+    contents = read_blobs(repo, [b for b in base_blobs.values() if b])
+    out, problems = [], []
+    for f in wanted:
+        language = language_of(f.path) or "python"
+        blob = base_blobs.get(f.path)
+        base = _detailed(
+            contents.get(blob) if blob else None,
+            language,
+            symbol_cache_key(blob or "", language, detail=True),
+            cache,
+        )
+        head_bytes: bytes | None = None
+        if f.status != "D":
+            try:
+                head_bytes = (Path(ws.path) / f.path).read_bytes()
+            except OSError as exc:
+                problems.append(f"{ws.agent_id}: {f.path} unreadable ({exc.strerror or exc})")
+                continue
+        digest = hashlib.sha1(head_bytes or b"", usedforsecurity=False).hexdigest()
+        head = _detailed(
+            head_bytes, language, symbol_cache_key(digest, language, detail=True), cache
+        )
+        problems += [
+            f"{ws.agent_id}: {f.path}: {version.error}"
+            for version in (base, head)
+            if version is not None and version.error
+        ]
+        out.append(
+            file_changes(
+                base,
+                head,
+                base_hunks=f.base_hunks,
+                lines=f.lines,
+                path=f.path,
+                base_path=_base_path(f),
+            )
+        )
+    return out, problems
+
+
+def read_symbol_data(
+    repo: str | Path,
+    *,
+    base: str = "main",
+    agents: Iterable[str] | None = None,
+    cache: MutableMapping[str, FileSymbols] | None = None,
+    max_distance: int = 2,
+) -> SymbolRead:
+    """Symbol input for the worktrees of ``repo`` (only ``agents``, when given).
+
+    A worktree that cannot be read (no merge base, missing directory) is left out: its agent
+    has no symbol data, which the channel reports as unknown. Agents forked from different
+    merge bases are each resolved against their own base's index; neighbours come from the
+    index most of them share.
+
+    Raises :class:`~proximity.sources.git.GitError` only when ``repo`` is not a repository.
+    """
+    wanted = None if agents is None else set(agents)
+    sets = [
+        ws for ws in read_working_sets(repo, base=base) if wanted is None or ws.agent_id in wanted
+    ]
+    problems = [e for ws in sets for e in ws.errors]
+    readable = [ws for ws in sets if ws.merge_base is not None]
+    sides, bases = {}, Counter(ws.merge_base for ws in readable)
+    indexes: dict[str, SymbolIndex] = {}
+    for ws in readable:
+        commit = ws.merge_base or ""
+        try:
+            if commit not in indexes:
+                indexes[commit] = index_for(repo, commit, cache=cache)
+            changes, trouble = worktree_changes(ws, indexes[commit], repo, cache=cache)
+        except GitError as exc:
+            problems.append(f"{ws.agent_id}: symbols not read ({exc.problem})")
+            continue
+        problems += trouble
+        sides[ws.agent_id] = agent_side(changes, indexes[commit])
+    if not indexes:
+        return SymbolRead(SymbolData({}), (), tuple(problems))
+    common = max(indexes, key=lambda c: (bases[c], c))
+    data = with_neighbours(sides, indexes[common], max_distance=max_distance)
+    return SymbolRead(data, tuple(sorted(indexes)), tuple(problems))

@@ -1,0 +1,462 @@
+"""JavaScript and TypeScript symbols with tree-sitter, into the engine's symbol records.
+
+Definitions come from the module's top-level statements (functions, classes and their
+methods, ``const``/``let``/``var`` declarators, TypeScript interfaces, type aliases and enums),
+exported or not; imports and re-exports become bindings, ``export * from`` star sites. The
+references come from one query over the tree: calls, ``new``, member chains rooted at a name
+or ``this``, and names that denote an import or a top-level definition. The parsers are the
+import graph's (``proximity.sources.imports.treesitter``), one per language and thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+
+import tree_sitter
+
+from proximity.engine.imports.model import ImportSite
+from proximity.engine.symbols.model import (
+    Binding,
+    CallShape,
+    Definition,
+    FileSymbols,
+    Reference,
+)
+from proximity.sources.imports.treesitter import tree_sitter_language, tree_sitter_parse
+from proximity.sources.symbols.tsshapes import node_text as _text
+from proximity.sources.symbols.tsshapes import normalised, return_shapes, signature
+
+__all__ = ["extract_tree_sitter_symbols"]
+
+_REFERENCES = """
+(call_expression function: (identifier) @call)
+(call_expression function: (member_expression) @callm)
+(new_expression constructor: (identifier) @call)
+(new_expression constructor: (member_expression) @callm)
+(member_expression) @member
+(identifier) @name
+"""
+_FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration"})
+_CLASSES = frozenset({"class_declaration", "abstract_class_declaration", "class"})
+_TYPES = frozenset({"interface_declaration", "type_alias_declaration", "enum_declaration"})
+_VARIABLES = frozenset({"lexical_declaration", "variable_declaration"})
+_MUTATORS = frozenset(
+    [
+        "push",
+        "pop",
+        "shift",
+        "unshift",
+        "splice",
+        "sort",
+        "reverse",
+        "fill",
+        "set",
+        "delete",
+        "clear",
+        "add",
+    ]
+)
+_WRITE_PARENTS = frozenset(
+    {"assignment_expression", "augmented_assignment_expression", "update_expression"}
+)
+_queries: dict[str, tree_sitter.Query] = {}
+_lock = threading.Lock()
+
+
+def _query(language: str) -> tree_sitter.Query:
+    hit = _queries.get(language)
+    if hit is not None:
+        return hit
+    with _lock:  # built once per language; read-only afterwards
+        if language not in _queries:
+            _queries[language] = tree_sitter.Query(tree_sitter_language(language), _REFERENCES)
+        return _queries[language]
+
+
+def _line(node: tree_sitter.Node) -> int:
+    return node.start_point[0] + 1
+
+
+def _end(node: tree_sitter.Node) -> int:
+    return node.end_point[0] + 1
+
+
+class _Builder:
+    def __init__(self, detail: bool) -> None:
+        self.detail = detail
+        self.definitions: list[tuple[Definition, int, int]] = []  # with byte span
+        self.bindings: list[Binding] = []
+        self.references: list[Reference] = []
+        self.exports: list[tuple[str, str]] = []
+        self.stars: list[ImportSite] = []
+        self.names: set[str] = set()
+
+    def define(
+        self,
+        node: tree_sitter.Node,
+        qualname: str,
+        kind: str,
+        *,
+        params: tree_sitter.Node | None = None,
+        body: tree_sitter.Node | None = None,
+        function: bool = False,
+        skip: Iterable[tree_sitter.Node] = (),
+    ) -> None:
+        header = text = ""
+        returns: tuple[str, ...] = ()
+        name = qualname.rsplit(".", 1)[-1]
+        if self.detail:
+            header = " ".join(_text(params).split()) if params is not None else ""
+            raw = _text(body if body is not None else node)
+            if body is not None:
+                start = body.start_byte
+                for inner in sorted(skip, key=lambda n: -n.start_byte):  # cut the methods out
+                    a, b = inner.start_byte - start, inner.end_byte - start
+                    raw = raw[:a] + raw[b:] if 0 <= a <= b else raw
+            text = normalised(raw, name)
+            returns = return_shapes(body) if function else ()
+        params_of = signature(params) if function else None
+        definition = Definition(
+            qualname, kind, _line(node), _end(node), params_of, False, header, text, returns
+        )
+        self.definitions.append((definition, node.start_byte, node.end_byte))
+        if "." not in qualname:
+            self.names.add(qualname)
+
+    def bind(
+        self,
+        local: str,
+        site: ImportSite,
+        name: str | None,
+        node: tree_sitter.Node,
+        kind: str = "import",
+    ) -> None:
+        self.bindings.append(Binding(local, site, name))
+        self.names.add(local)
+        self.references.append(Reference(local, kind, _line(node)))
+
+
+def _source(node: tree_sitter.Node) -> ImportSite | None:
+    src = node.child_by_field_name("source")
+    if src is None:
+        return None
+    text = _text(src)
+    return ImportSite(text[1:-1]) if len(text) >= 2 else None
+
+
+def _import(b: _Builder, node: tree_sitter.Node) -> None:
+    site = _source(node)
+    if site is None:
+        clause = next((c for c in node.named_children if c.type == "import_require_clause"), None)
+        if clause is not None:  # import x = require("./m")
+            src = clause.child_by_field_name("source")
+            ident = next((c for c in clause.named_children if c.type == "identifier"), None)
+            if src is not None and ident is not None:
+                b.bind(_text(ident), ImportSite(_text(src)[1:-1]), None, node)
+        return
+    for clause in node.named_children:
+        if clause.type != "import_clause":
+            continue
+        for part in clause.named_children:
+            if part.type == "identifier":
+                b.bind(_text(part), site, "default", node)
+            elif part.type == "namespace_import":
+                for ident in part.named_children:
+                    b.bind(_text(ident), site, None, node)
+            elif part.type == "named_imports":
+                for spec in part.named_children:
+                    name = _text(spec.child_by_field_name("name"))
+                    alias = spec.child_by_field_name("alias")
+                    b.bind(_text(alias) if alias is not None else name, site, name, node)
+
+
+def _require(b: _Builder, declarator: tree_sitter.Node) -> bool:
+    """``const x = require('./m')`` and ``const {a, b: c} = require('./m')``."""
+    value = declarator.child_by_field_name("value")
+    if value is None or value.type != "call_expression":
+        return False
+    func, args = value.child_by_field_name("function"), value.child_by_field_name("arguments")
+    if _text(func) != "require" or args is None or not args.named_children:
+        return False
+    first = args.named_children[0]
+    if first.type != "string":
+        return False
+    site = ImportSite(_text(first)[1:-1])
+    name = declarator.child_by_field_name("name")
+    if name is not None and name.type == "identifier":
+        b.bind(_text(name), site, None, declarator)
+    elif name is not None and name.type == "object_pattern":
+        for part in name.named_children:
+            if part.type == "shorthand_property_identifier_pattern":
+                b.bind(_text(part), site, _text(part), declarator)
+            elif part.type == "pair_pattern":
+                key, local = part.child_by_field_name("key"), part.child_by_field_name("value")
+                if local is not None and local.type == "identifier":
+                    b.bind(_text(local), site, _text(key), declarator)
+    return True
+
+
+def _class(b: _Builder, node: tree_sitter.Node, name: str) -> None:
+    body = node.child_by_field_name("body")
+    methods = [c for c in body.named_children if c.type == "method_definition"] if body else []
+    b.define(node, name, "class", params=None, body=body, skip=methods)
+    for method in methods:
+        mname = _text(method.child_by_field_name("name"))
+        b.define(
+            method,
+            f"{name}.{mname}",
+            "method",
+            params=method.child_by_field_name("parameters"),
+            body=method.child_by_field_name("body"),
+            function=True,
+        )
+
+
+def _declaration(b: _Builder, node: tree_sitter.Node) -> None:
+    kind = node.type
+    name_node = node.child_by_field_name("name")
+    name = _text(name_node)
+    if kind in _FUNCTIONS and name:
+        b.define(
+            node,
+            name,
+            "function",
+            params=node.child_by_field_name("parameters"),
+            body=node.child_by_field_name("body"),
+            function=True,
+        )
+    elif kind in _CLASSES and name:
+        _class(b, node, name)
+    elif kind in _TYPES and name:
+        b.define(node, name, "type", body=node)
+    elif kind in _VARIABLES:
+        for declarator in node.named_children:
+            if declarator.type != "variable_declarator" or _require(b, declarator):
+                continue
+            target = declarator.child_by_field_name("name")
+            if target is None or target.type != "identifier":
+                continue
+            value = declarator.child_by_field_name("value")
+            if value is not None and value.type in (
+                "arrow_function",
+                "function_expression",
+                "function",
+            ):
+                params = value.child_by_field_name("parameters")
+                params = params or value.child_by_field_name("parameter")
+                b.define(
+                    declarator,
+                    _text(target),
+                    "function",
+                    params=params,
+                    body=value.child_by_field_name("body"),
+                    function=True,
+                )
+            elif value is not None and value.type == "class":
+                _class(b, value, _text(target))
+            else:
+                b.define(declarator, _text(target), "constant", body=value)
+
+
+def _export(b: _Builder, node: tree_sitter.Node) -> None:
+    site = _source(node)
+    declaration = node.child_by_field_name("declaration")
+    second = node.child(1)  # export default ...: the keyword comes right after "export"
+    default = second is not None and second.type == "default"
+    if declaration is not None:
+        _declaration(b, declaration)
+        name = _text(declaration.child_by_field_name("name"))
+        if default and name:
+            b.exports.append(("default", name))
+        return
+    value = node.child_by_field_name("value")
+    if default and value is not None:
+        if value.type == "identifier":
+            b.exports.append(("default", _text(value)))
+        return
+    clause = next((c for c in node.named_children if c.type == "export_clause"), None)
+    namespace = next((c for c in node.named_children if c.type == "namespace_export"), None)
+    if site is not None and namespace is not None:  # export * as ns from "./m"
+        for ident in namespace.named_children:
+            b.bind(_text(ident), site, None, node, "export")
+            b.exports.append((_text(ident), _text(ident)))
+    elif site is not None and clause is None:  # export * from "./m"
+        b.stars.append(site)
+    elif clause is not None:
+        for spec in clause.named_children:
+            local = _text(spec.child_by_field_name("name"))
+            alias = spec.child_by_field_name("alias")
+            exported = _text(alias) if alias is not None else local
+            if site is not None:
+                b.bind(exported, site, local, node, "export")
+            else:
+                b.exports.append((exported, local))
+                b.references.append(Reference(local, "export", _line(node)))
+
+
+def _chain(node: tree_sitter.Node) -> tuple[str | None, tree_sitter.Node | None]:
+    """``a.b.c`` / ``this.x.y`` of a member expression, and its root node."""
+    parts: list[str] = []
+    while node.type == "member_expression":
+        prop = node.child_by_field_name("property")
+        parts.append(_text(prop))
+        obj = node.child_by_field_name("object")
+        if obj is None:
+            return None, None
+        node = obj
+    if node.type == "this":
+        parts.append("self")
+    elif node.type == "identifier":
+        parts.append(_text(node))
+    else:
+        return None, node
+    return ".".join(reversed(parts)), node
+
+
+def _scopes(b: _Builder) -> list[tuple[int, int, str]]:
+    """Byte spans of definitions that can own references, innermost found by sorting."""
+    return sorted(((s, e, d.qualname) for d, s, e in b.definitions), key=lambda t: (t[0], -t[1]))
+
+
+def _scope_of(spans: list[tuple[int, int, str]], at: int) -> str:
+    found = ""
+    for start, end, qualname in spans:
+        if start > at:
+            break
+        if at < end:
+            found = qualname  # later starts are nested deeper
+    return found
+
+
+def _shape(call: tree_sitter.Node | None) -> CallShape:
+    args = call.child_by_field_name("arguments") if call is not None else None
+    if args is None:
+        return CallShape()
+    children = args.named_children
+    starred = any(c.type == "spread_element" for c in children)
+    return CallShape(sum(1 for c in children if c.type != "comment"), (), starred)
+
+
+def _references(b: _Builder, tree: tree_sitter.Tree, query: tree_sitter.Query) -> None:
+    captures = tree_sitter.QueryCursor(query).captures(tree.root_node)
+    spans = _scopes(b)
+    used: set[int] = set()  # start bytes of identifiers already part of a reference
+    for node in captures.get("call", []):
+        used.add(node.start_byte)
+        if (name := _text(node)) in b.names:
+            scope = _scope_of(spans, node.start_byte)
+            b.references.append(Reference(name, "call", _line(node), scope, _shape(node.parent)))
+    members = captures.get("member", [])
+    calls = {n.start_byte: n for n in captures.get("callm", [])}
+    for node in members:
+        parent = node.parent
+        if parent is not None and parent.type == "member_expression":
+            continue  # only whole chains
+        chain, root = _chain(node)
+        if root is not None:
+            used.add(root.start_byte)
+        hit = calls.get(node.start_byte)
+        is_call = hit is not None and hit.end_byte == node.end_byte
+        _member(b, node, chain, is_call, spans)
+    wanted = {n.encode() for n in b.names}
+    for node in captures.get("name", []):
+        if node.start_byte in used or node.text not in wanted:
+            continue
+        parent = node.parent
+        if (
+            parent is not None
+            and parent.type in _DECLARING
+            and parent.child_by_field_name("name") == node
+        ):
+            continue
+        if parent is not None and parent.type in (
+            "import_specifier",
+            "namespace_import",
+            "import_clause",
+            "export_specifier",
+        ):
+            continue
+        scope = _scope_of(spans, node.start_byte)
+        b.references.append(Reference(_text(node), "use", _line(node), scope))
+
+
+_DECLARING = frozenset(
+    {
+        "function_declaration",
+        "class_declaration",
+        "variable_declarator",
+        "method_definition",
+        "generator_function_declaration",
+        "interface_declaration",
+        "type_alias_declaration",
+        "enum_declaration",
+        "abstract_class_declaration",
+    }
+)
+
+
+def _member(
+    b: _Builder,
+    node: tree_sitter.Node,
+    chain: str | None,
+    is_call: bool,
+    spans: list[tuple[int, int, str]],
+) -> None:
+    scope = _scope_of(spans, node.start_byte)
+    line = _line(node)
+    call = _shape(node.parent) if is_call else None
+    if chain is None:
+        if is_call and b.detail:
+            prop = _text(node.child_by_field_name("property"))
+            b.references.append(Reference(f"?.{prop}", "call", line, scope, call))
+        return
+    root, _, rest = chain.partition(".")
+    if root == "self" and rest:
+        attr = rest.split(".", 1)[0]
+        if is_call and "." not in rest:
+            b.references.append(Reference(chain, "call", line, scope, call))
+            return
+        parent = node.parent
+        write = (
+            parent is not None
+            and parent.type in _WRITE_PARENTS
+            and (parent.child_by_field_name("left") == node or parent.type == "update_expression")
+        )
+        if is_call and rest.rsplit(".", 1)[-1] in _MUTATORS:
+            write = True
+        b.references.append(Reference(f"self.{attr}", "write" if write else "read", line, scope))
+        return
+    if root in b.names:
+        b.references.append(Reference(chain, "call" if is_call else "use", line, scope, call))
+    elif is_call and b.detail:
+        b.references.append(Reference(f"?.{chain.rsplit('.', 1)[-1]}", "call", line, scope, call))
+
+
+def extract_tree_sitter_symbols(
+    source: bytes, language: str, *, detail: bool = False
+) -> FileSymbols:
+    """Symbols of one JavaScript, TypeScript or TSX module (``language`` as the import graph
+    names it). A file with syntax errors yields what tree-sitter recovered, with ``error``."""
+    tree = tree_sitter_parse(source, language)
+    b = _Builder(detail)
+    for node in tree.root_node.named_children:
+        if node.type == "import_statement":
+            _import(b, node)
+        elif node.type == "export_statement":
+            _export(b, node)
+        else:
+            _declaration(b, node)
+    _references(b, tree, _query(language))
+    references = sorted(b.references, key=lambda r: (r.line, r.kind, r.name))
+    error = "syntax errors (symbols recovered where possible)" if tree.root_node.has_error else None
+    return FileSymbols(
+        language,
+        tuple(d for d, _, _ in b.definitions),
+        tuple(references),
+        tuple(b.bindings),
+        tuple(b.exports),
+        tuple(b.stars),
+        error,
+        detail,
+    )
