@@ -16,18 +16,9 @@ from proximity.services.scans import scan_run
 from proximity.services.watch import repository_watch_tick
 from proximity.sources.symbols import clear_index_cache
 from tests.sources.gitrepo import ScriptedRepo
+from tests.sources.test_symbols_worktrees import CART
 
 pytestmark = pytest.mark.django_db
-
-CART = (
-    "class Cart:\n"
-    "    def __init__(self):\n"
-    "        self.items = []\n\n"
-    "    def describe(self):\n"
-    '        return "a cart"\n\n'
-    "    def summary(self):\n"
-    '        return {"count": len(self.items)}\n'
-)
 
 
 @pytest.fixture

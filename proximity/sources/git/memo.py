@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from proximity.sources.git._run import GitError, git
+from proximity.sources.git.status import parse_status
 from proximity.sources.git.workingset import WorkingSet, read_working_set
 from proximity.sources.git.worktrees import Worktree
 
@@ -36,18 +37,6 @@ class _Entry:
     key: tuple[object, ...]
     working_set: WorkingSet
     trusted: bool
-
-
-def _paths(status: bytes) -> list[str]:
-    out = []
-    for item in status.decode("utf-8", "surrogateescape").split("\0"):
-        if item.startswith("? "):
-            out.append(item[2:])
-        elif item.startswith("1 "):
-            out.append(item.split(" ", 8)[8])
-        elif item.startswith("u "):
-            out.append(item.split(" ", 10)[10])
-    return out
 
 
 def _stamps(root: Path, paths: list[str]) -> tuple[tuple[str, int, int, int], ...]:
@@ -82,7 +71,8 @@ class WorkingSetMemo:
             _, status = git(root, _STATUS)
         except GitError:
             return None  # the full read reports the problem
-        stamps = _stamps(root, _paths(status))
+        listed = parse_status(status.decode("utf-8", "surrogateescape"))
+        stamps = _stamps(root, sorted(listed.changed | set(listed.untracked)))
         key = (worktree.agent_id, worktree.head, worktree.branch, base_commit, status, stamps)
         return key, max((s[2] for s in stamps), default=0) / 1e9
 

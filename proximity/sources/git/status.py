@@ -7,7 +7,7 @@ from pathlib import Path
 
 from proximity.sources.git._run import git_text
 
-__all__ = ["Status", "read_status"]
+__all__ = ["Status", "parse_status", "read_status"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +28,11 @@ def read_status(root: str | Path) -> Status:
         ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames",
          "--ignore-submodules=all"],
     )  # fmt: skip
+    return parse_status(out)
+
+
+def parse_status(out: str) -> Status:
+    """The paths of ``git status --porcelain=v2 -z`` output (``--branch`` headers are skipped)."""
     changed: set[str] = set()
     unstaged: set[str] = set()
     deleted: set[str] = set()
