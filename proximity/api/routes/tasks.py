@@ -7,6 +7,7 @@ from typing import Literal
 from django.http import HttpRequest
 from ninja import Router, Status
 
+from proximity.api import converters  # noqa: F401 - registers {anytext:...}
 from proximity.api.auth import TokenAuth, principal_of
 from proximity.api.presenters import overlap_advisory_out, run_out, version_out
 from proximity.api.schemas import (
@@ -61,8 +62,11 @@ def declare_task(request: HttpRequest, body: TaskDeclareIn) -> Status[TaskVersio
     return Status(201, version_out(version))
 
 
+# anytext: a task id may hold "/" (an agent's hook declares "<agent id>.<session>", and agent ids
+# are often branch names), which a plain segment would not match, leaving Django's HTML 404.
+# The suffixed routes come first: the bare read's pattern would also match ".../run".
 @router.post(
-    "/tasks/{task_id}/versions",
+    "/tasks/{anytext:task_id}/versions",
     response={201: TaskVersionOut, **ERRORS},
     by_alias=True,
     summary="Revise a task: a new work version, never an overwrite",
@@ -79,20 +83,7 @@ def revise_task(request: HttpRequest, task_id: str, body: TaskReviseIn) -> Statu
 
 
 @router.get(
-    "/tasks/{task_id}",
-    response={200: list[TaskVersionOut], **ERRORS},
-    by_alias=True,
-    summary="Every version of a task, oldest first",
-)
-def read_task(request: HttpRequest, task_id: str, scope: str | None = None) -> list[TaskVersionOut]:
-    versions = task_versions(principal_of(request), task_id, scope=scope)
-    if not versions:
-        raise NotFoundError("task")
-    return [version_out(v) for v in versions]
-
-
-@router.get(
-    "/tasks/{task_id}/run",
+    "/tasks/{anytext:task_id}/run",
     response={200: OverlapRunOut, **ERRORS},
     by_alias=True,
     summary="The latest overlap run of a task's current version, with its coverage",
@@ -102,6 +93,19 @@ def read_latest_run(request: HttpRequest, task_id: str, scope: str | None = None
     if run is None:
         raise NotFoundError("run")
     return run_out(run, principal_of(request))
+
+
+@router.get(
+    "/tasks/{anytext:task_id}",
+    response={200: list[TaskVersionOut], **ERRORS},
+    by_alias=True,
+    summary="Every version of a task, oldest first",
+)
+def read_task(request: HttpRequest, task_id: str, scope: str | None = None) -> list[TaskVersionOut]:
+    versions = task_versions(principal_of(request), task_id, scope=scope)
+    if not versions:
+        raise NotFoundError("task")
+    return [version_out(v) for v in versions]
 
 
 @router.get(

@@ -128,6 +128,31 @@ def test_revision_is_a_new_version_and_never_an_overwrite(payments_lead, post_js
     assert TaskVersion.objects.get(work_version=1).deliverable == "refund endpoint"
 
 
+def test_a_task_id_holding_a_slash_is_read_revised_and_its_run_read(
+    payments_lead, post_json, client
+) -> None:
+    """An agent's hook declares ``<agent id>.<session>``, and agent ids are often branch names:
+    such an id had Django's HTML 404 on every task route (found by the schemathesis run)."""
+    from urllib.parse import quote
+
+    task_id = "feature/login.session-1"
+    body = {"scope": "payments", "objective": "o", "deliverable": "d", "acceptance": ["a"]}
+    assert post_json("/api/tasks", {**body, "taskId": task_id}, payments_lead).status_code == 201
+    for path in (quote(task_id, safe=""), task_id):  # as radar's client sends it, and raw
+        read = client.get(f"/api/tasks/{path}", **payments_lead.headers)
+        assert read.status_code == 200, read.content
+        assert [v["taskId"] for v in read.json()] == [task_id]
+        run = client.get(f"/api/tasks/{path}/run", **payments_lead.headers)
+        assert run.status_code == 200, run.content
+        assert run.json()["taskId"] == task_id
+    revised = {**body, "objective": "changed", "previousVersion": 1}
+    answer = post_json(f"/api/tasks/{quote(task_id, safe='')}/versions", revised, payments_lead)
+    assert answer.status_code == 201, answer.content
+    assert (answer.json()["taskId"], answer.json()["workVersion"]) == (task_id, 2)
+    missing = client.get("/api/tasks/feature/other", **payments_lead.headers)
+    assert (missing.status_code, missing.json()["detail"]) == (404, "task not found")
+
+
 def test_tasks_outside_scope_are_invisible_and_cannot_be_declared(
     payments_lead, outsider, post_json, client
 ) -> None:
