@@ -191,7 +191,7 @@ def _env_budget(name: str, default: int) -> dict[str, Any]:
 
 # Review cards per new task version (the rest of its candidates are held back, still stored):
 # a default and per-scope overrides, "3,payments=5". Locally selected, not validated.
-OVERLAP_REVIEW_BUDGET = _env_budget("OVERLAP_REVIEW_BUDGET", 3)
+OVERLAP_REVIEW_BUDGET = _env_budget("OVERLAP_REVIEW_BUDGET", 4)
 
 
 # Rate limits ("<count>/<s|min|hour|day>"): reports per token, failed token checks per address.

@@ -105,7 +105,8 @@ class WorkerIndex:
         except ValueError as exc:  # an id now names another version: the table was reset
             raise IndexStaleError(str(exc)) from None
         if row == len(self.lexical):
-            self.lexical.add(row, document_tokens(record, self.policy.fields_indexed))
+            policy = self.policy
+            self.lexical.add(row, document_tokens(record, policy.fields_indexed, policy.text_prep))
         if self.dense is not None:
             same = v.space_id == self.dense.space_id
             self.dense.set(row, vector_of(v) if same else None)
@@ -274,7 +275,9 @@ def indexed_engine_call(query: TaskVersion, declarer: Principal) -> PreparedRun:
         policy, lexical_rows = index.policy, index.lexical
         lexical = built(
             "lexical",
-            lambda: PostingsRanker(lexical_rows, rows, snapshot.snapshot_id, policy.fields_indexed),
+            lambda: PostingsRanker(
+                lexical_rows, rows, snapshot.snapshot_id, policy.fields_indexed, policy.text_prep
+            ),
         )
         dense: Ranker = UnavailableRanker(DENSE_UNAVAILABLE)
         if space is not None and index.dense is not None:  # kept, unused, while the model is down

@@ -165,8 +165,10 @@ def rebuilt_engine_call(query: TaskVersion, declarer: Principal) -> PreparedRun:
     query.refresh_from_db(fields=["space_id", "embedding"])
     records = [engine_record(v) for v in versions]
     snapshot = PoolSnapshot.build(snapshot_id_of(v.pk for v in versions), records)
-    fields = ACTIVE_POLICY.fields_indexed
-    lexical = built("lexical", lambda: BM25Ranker(BM25Index.build(snapshot, fields=fields)))
+    fields, prep = ACTIVE_POLICY.fields_indexed, ACTIVE_POLICY.text_prep
+    lexical = built(
+        "lexical", lambda: BM25Ranker(BM25Index.build(snapshot, fields=fields, prep=prep))
+    )
     dense: Ranker = UnavailableRanker(DENSE_UNAVAILABLE)
     if space is not None:
         vectors = [vector_of(v) if v.space_id == space else None for v in versions]

@@ -25,6 +25,7 @@ from typing import Any, Literal
 from proximity.engine.evaluation.calibration import PlattMap
 from proximity.engine.overlap.advisories import COVERAGE_DEGRADED, Advisory
 from proximity.engine.overlap.features import Feature
+from proximity.engine.overlap.lexical import identifier_tokens
 from proximity.engine.overlap.records import TaskRecord
 
 __all__ = [
@@ -45,6 +46,7 @@ EVIDENCE_FEATURES = (
     "rank.lexical",
     "rank.dense",
     "rank.fused",
+    "objective.jaccard",
     "deliverable.same",
     "deliverable.jaccard",
     "acceptance.jaccard",
@@ -217,15 +219,29 @@ def _gap_days(a: TaskRecord, b: TaskRecord) -> float | None:
         return None
 
 
+#: Days at which ``time.gap`` reaches 1 (log scale: a week apart is 0.25, a year 0.72).
+_GAP_HORIZON_DAYS = 3650.0
+
+
+def _objective_jaccard(a: TaskRecord, b: TaskRecord) -> float | None:
+    if not a.objective or not b.objective:
+        return None
+    return _jaccard(
+        frozenset(identifier_tokens(a.objective)), frozenset(identifier_tokens(b.objective))
+    )
+
+
 def _pair_values(query: TaskRecord, cand: TaskRecord) -> dict[str, float | None]:
     sa, sb = declared_scope(query), declared_scope(cand)
     days = _gap_days(query, cand)
+    gap = None if days is None else min(math.log1p(days) / math.log1p(_GAP_HORIZON_DAYS), 1.0)
     return {
+        "objective.jaccard": _objective_jaccard(query, cand),
         "scope.paths_jaccard": _jaccard(sa.paths, sb.paths),
         "scope.modules_jaccard": _jaccard(sa.modules, sb.modules),
         "scope.symbols_jaccard": _jaccard(sa.symbols, sb.symbols),
         "version.gap": min(abs(query.work_version - cand.work_version), 5) / 5.0,
-        "time.gap": None if days is None else min(days, 30.0) / 30.0,
+        "time.gap": gap,
     }
 
 

@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from proximity.engine.overlap.dense import _check_vector, cosine_scores
-from proximity.engine.overlap.lexical import query_terms, record_text, top_rows
+from proximity.engine.overlap.lexical import query_tokens, top_rows
 from proximity.engine.overlap.live import Column
 from proximity.engine.overlap.rankers import RankerResult, top_by_score
 from proximity.engine.overlap.records import TaskRecord
@@ -99,8 +99,11 @@ class BM25Postings:
         return out
 
 
-def bm25_postings_index_id(k1: float, b: float, fields: Sequence[str], snapshot_id: str) -> str:
-    return f"bm25-postings-lucene:k1={k1}:b={b}:{','.join(fields)}@{snapshot_id}"
+def bm25_postings_index_id(
+    k1: float, b: float, fields: Sequence[str], snapshot_id: str, prep: str = "words-v1"
+) -> str:
+    tag = "" if prep == "words-v1" else f":{prep}"
+    return f"bm25-postings-lucene:k1={k1}:b={b}:{','.join(fields)}{tag}@{snapshot_id}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,14 +114,15 @@ class PostingsRanker:
     rows: NDArray[np.intp]
     snapshot_id: str
     fields: tuple[str, ...]
+    prep: str = "words-v1"  # must be the preparation the postings were added with
 
     def __call__(self, query: TaskRecord, eligible: Eligible, *, depth: int) -> RankerResult:
         if eligible.snapshot_id != self.snapshot_id:
             return RankerResult(False, reason="lexical-index-snapshot-mismatch")
-        terms = query_terms(record_text(query, self.fields))
+        terms = query_tokens(query, self.fields, self.prep)
         scores = self.postings.scores(terms, self.rows)[self.rows]
         index_id = bm25_postings_index_id(
-            self.postings.k1, self.postings.b, self.fields, self.snapshot_id
+            self.postings.k1, self.postings.b, self.fields, self.snapshot_id, self.prep
         )
         return RankerResult(True, top_rows(scores, eligible.mask, depth), None, index_id)
 

@@ -1,5 +1,11 @@
 """BM25 lexical ranking over the declared text fields of a snapshot (bm25s).
 
+Text preparation is a policy choice (``OverlapPolicy.text_prep``): ``words-v1`` indexes lower-cased
+words; ``identifiers-v2`` adds the objective once more, with identifiers split into their parts
+(``DFSClient.getBlockLocations`` -> ``dfs client get block locations dfsclient getblocklocations``),
+so a task's title weighs twice and a name written as one word, dotted, snake or camel case meets
+its parts (variants measured on GitBugs hadoop only, docs/EVALUATION.md).
+
 Scores follow the Lucene variant of BM25 as bm25s implements it (Kamphuis et al., "Which BM25 do
 you mean?", ECIR 2020): ``sum_t idf(t) * tf / (tf + k1 * (1 - b + b * dl / avgdl))`` with
 ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``, each distinct query term counted once.
@@ -19,7 +25,7 @@ import numpy as np
 from bm25s.stopwords import STOPWORDS_EN
 from numpy.typing import NDArray
 
-from proximity.engine.overlap.policy import INDEXABLE_FIELDS
+from proximity.engine.overlap.policy import INDEXABLE_FIELDS, TEXT_PREPS
 from proximity.engine.overlap.rankers import RankerResult, top_by_score
 from proximity.engine.overlap.records import TaskRecord
 from proximity.engine.overlap.snapshot import Eligible, PoolSnapshot
@@ -29,7 +35,9 @@ __all__ = [
     "BM25Ranker",
     "bm25_scores_reference",
     "document_tokens",
+    "identifier_tokens",
     "query_terms",
+    "query_tokens",
     "record_text",
     "tokenize",
     "top_rows",
@@ -37,6 +45,9 @@ __all__ = [
 
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 _STOP = frozenset(STOPWORDS_EN)
+_WORDISH = re.compile(r"[\w./:\\-]+")
+_SEPARATORS = re.compile(r"[./:\\_-]+")
+_CASE_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
 def record_text(record: TaskRecord, fields: Sequence[str] = INDEXABLE_FIELDS) -> str:
@@ -56,9 +67,46 @@ def tokenize(text: str) -> list[str]:
     return [t for t in _TOKEN.findall(text.lower()) if t not in _STOP]
 
 
-def document_tokens(record: TaskRecord, fields: Sequence[str] = INDEXABLE_FIELDS) -> list[str]:
-    """The tokens a record is indexed under: the one text preparation of every lexical index."""
-    return tokenize(record_text(record, fields))
+def identifier_tokens(text: str) -> list[str]:
+    """Identifier-aware tokens: each word split on dots, slashes, dashes, underscores and case
+    changes, and each separated piece of a compound kept whole too; stop words and single
+    characters dropped. ``HTTPServer2`` gives ``http server httpserver2``."""
+    out: list[str] = []
+    for match in _WORDISH.finditer(text):
+        word = match.group(0).strip("./:-\\")
+        pieces = [p for p in _SEPARATORS.split(word) if p]
+        parts = [c.lower() for p in pieces for c in _CASE_PARTS.findall(p)]
+        tokens = [t for t in parts if len(t) > 1 and t not in _STOP]
+        if len(parts) > 1:
+            seen = set(tokens)
+            for piece in (p.lower() for p in pieces):
+                if len(piece) > 1 and piece not in _STOP and piece not in seen:
+                    tokens.append(piece)
+                    seen.add(piece)
+        out.extend(tokens)
+    return out
+
+
+def document_tokens(
+    record: TaskRecord, fields: Sequence[str] = INDEXABLE_FIELDS, prep: str = "words-v1"
+) -> list[str]:
+    """The tokens a record is indexed under: the one text preparation of every lexical index.
+
+    ``prep`` is one of ``TEXT_PREPS``; an unknown name is an error, not a silent fallback.
+    """
+    if prep not in TEXT_PREPS:
+        raise ValueError(f"prep must be one of {TEXT_PREPS}, got {prep!r}")
+    tokens = tokenize(record_text(record, fields))
+    if prep == "identifiers-v2" and "objective" in fields and record.objective:
+        tokens.extend(identifier_tokens(record.objective))
+    return tokens
+
+
+def query_tokens(
+    record: TaskRecord, fields: Sequence[str] = INDEXABLE_FIELDS, prep: str = "words-v1"
+) -> list[str]:
+    """A record's distinct document tokens in first-seen order: what it asks an index for."""
+    return list(dict.fromkeys(document_tokens(record, fields, prep)))
 
 
 def query_terms(text: str) -> list[str]:
@@ -89,13 +137,18 @@ class BM25Index:
         fields: tuple[str, ...],
         params: _Params,
         size: int,
+        prep: str = "words-v1",
     ) -> None:
         self.snapshot_id = snapshot_id
         self.fields = fields
+        self.prep = prep
         self._retriever = retriever
         self._params = params
         self._size = size
-        self.index_id = f"bm25s-lucene:k1={params.k1}:b={params.b}:{','.join(fields)}@{snapshot_id}"
+        self.index_id = (
+            f"bm25s-lucene:k1={params.k1}:b={params.b}:{','.join(fields)}{_prep_tag(prep)}"
+            f"@{snapshot_id}"
+        )
 
     @classmethod
     def build(
@@ -105,6 +158,7 @@ class BM25Index:
         fields: Sequence[str] = INDEXABLE_FIELDS,
         k1: float = 1.5,
         b: float = 0.75,
+        prep: str = "words-v1",
     ) -> BM25Index:
         """Index every record of ``snapshot`` (row order kept). Defaults are bm25s's.
 
@@ -112,22 +166,33 @@ class BM25Index:
         valid index that scores every row zero: bm25s cannot index an empty vocabulary, so none
         is built and the ranker answers "available, zero candidates" (requirement 18).
         """
-        corpus = [document_tokens(r, fields) for r in snapshot.records]
+        corpus = [document_tokens(r, fields, prep) for r in snapshot.records]
         retriever: bm25s.BM25 | None = None
         if any(corpus):
             retriever = bm25s.BM25(k1=k1, b=b, method="lucene")
             retriever.index(corpus, show_progress=False)
-        return cls(snapshot.snapshot_id, retriever, tuple(fields), _Params(k1, b), len(corpus))
+        params = _Params(k1, b)
+        return cls(snapshot.snapshot_id, retriever, tuple(fields), params, len(corpus), prep)
 
     def scores(self, text: str) -> NDArray[np.float32]:
-        """BM25 score of every row for ``text`` (zeros when no query term is indexed)."""
-        ids = [] if self._retriever is None else self._retriever.get_tokens_ids(query_terms(text))
+        """BM25 score of every row for the words of ``text`` (zeros when none is indexed)."""
+        return self.term_scores(query_terms(text))
+
+    def term_scores(self, terms: Sequence[str]) -> NDArray[np.float32]:
+        """BM25 score of every row for distinct ``terms``, each counted once."""
+        ids = [] if self._retriever is None else self._retriever.get_tokens_ids(list(terms))
         if self._retriever is None or not ids:
             return np.zeros(self._size, dtype=np.float32)
         return np.asarray(self._retriever.get_scores_from_ids(ids), dtype=np.float32)
 
-    def retrieve(self, text: str, mask: NDArray[np.bool_], *, depth: int) -> tuple[int, ...]:
-        return top_rows(self.scores(text), mask, depth)
+    def retrieve(
+        self, terms: Sequence[str], mask: NDArray[np.bool_], *, depth: int
+    ) -> tuple[int, ...]:
+        return top_rows(self.term_scores(terms), mask, depth)
+
+
+def _prep_tag(prep: str) -> str:
+    return "" if prep == "words-v1" else f":{prep}"  # v1 ids stay as they were stored
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,9 +204,8 @@ class BM25Ranker:
     def __call__(self, query: TaskRecord, eligible: Eligible, *, depth: int) -> RankerResult:
         if eligible.snapshot_id != self.index.snapshot_id:
             return RankerResult(False, reason="lexical-index-snapshot-mismatch")
-        rows = self.index.retrieve(
-            record_text(query, self.index.fields), eligible.mask, depth=depth
-        )
+        terms = query_tokens(query, self.index.fields, self.index.prep)
+        rows = self.index.retrieve(terms, eligible.mask, depth=depth)
         return RankerResult(True, rows, None, self.index.index_id)
 
 

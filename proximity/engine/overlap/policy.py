@@ -22,6 +22,7 @@ __all__ = [
     "INDEXABLE_FIELDS",
     "REPAIR_ROUTE",
     "SHIPPED_POLICY",
+    "TEXT_PREPS",
     "FeatureRecipe",
     "OverlapPolicy",
     "policy_digest",
@@ -32,6 +33,8 @@ REPAIR_ROUTE = "python manage.py doctor"
 INDEXABLE_FIELDS = ("objective", "deliverable", "acceptance")
 #: Requirement 32: streaming or partial records are embedded only under one of these.
 EMBEDDING_INPUT_MODES = ("full-current-record", "buffered-snapshot", "rolling-window")
+#: Lexical text preparations (``lexical.document_tokens``); the first is the engine's default.
+TEXT_PREPS = ("words-v1", "identifiers-v2")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +70,8 @@ class OverlapPolicy:
         evaluated offline but never shipped.
     embedding_input : str
         One of ``EMBEDDING_INPUT_MODES`` (requirement 32).
+    text_prep : str
+        The lexical text preparation, one of ``lexical.TEXT_PREPS``.
     status : {"provisional", "locally selected", "frozen"}
         "provisional" until tuned on development data.
     """
@@ -78,6 +83,7 @@ class OverlapPolicy:
     fields_indexed: tuple[str, ...] = INDEXABLE_FIELDS
     fusion: Literal["rrf"] = "rrf"
     embedding_input: str = "full-current-record"
+    text_prep: str = "words-v1"
     features: FeatureRecipe = FeatureRecipe()
     status: Literal["provisional", "locally selected", "frozen"] = "provisional"
     notes: str = "bootstrap values (RRF k=60, depth 20); not tuned"
@@ -92,6 +98,8 @@ class OverlapPolicy:
             raise ValueError(f"fields_indexed must be a non-empty subset of {INDEXABLE_FIELDS}")
         if self.embedding_input not in EMBEDDING_INPUT_MODES:
             raise ValueError(f"embedding_input must be one of {EMBEDDING_INPUT_MODES}")
+        if self.text_prep not in TEXT_PREPS:
+            raise ValueError(f"text_prep must be one of {TEXT_PREPS}")
         if self.fusion != "rrf":
             raise ValueError("fusion must be 'rrf': score mixtures are never shipped")
 
@@ -108,11 +116,17 @@ def policy_digest(policy: OverlapPolicy) -> str:
 
 
 BOOTSTRAP_POLICY = OverlapPolicy()
-#: The policy the service and the evaluation command use. Tuned on GitBugs hadoop (development)
+#: The policy the service and the evaluation command use. Chosen on GitBugs hadoop (development)
 #: only: recall-rate@{1,5,10,20} of RRF was identical for k in {5, 10, 20, 30, 60, 100}, so k=60
-#: stays; depth 20 is the largest k evaluated. Locally selected, not validated (requirement 72).
+#: stays; depth 20 is the largest k evaluated; the identifier-aware text preparation gained one
+#: query at @1 and one at @20 over plain words (docs/EVALUATION.md, "Variants"). Locally selected,
+#: not validated (requirement 72).
 SHIPPED_POLICY = OverlapPolicy(
-    version="overlap-policy/0.2.0-hadoop-dev",
+    version="overlap-policy/0.3.0-hadoop-dev",
+    text_prep="identifiers-v2",
     status="locally selected",
-    notes="RRF k=60 and depth 20 locally selected on GitBugs hadoop (dev); seamonkey untouched",
+    notes=(
+        "RRF k=60, depth 20 and identifiers-v2 text locally selected on GitBugs hadoop (dev); "
+        "seamonkey untouched"
+    ),
 )

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from proximity.engine.evaluation.recall_rate import DuplicateQuery, RecallRate, recall_rate_at_k
 from proximity.engine.overlap.fusion import convex_combination, reciprocal_rank_fusion
-from proximity.engine.overlap.lexical import record_text, tokenize
+from proximity.engine.overlap.lexical import document_tokens
 from proximity.engine.overlap.policy import OverlapPolicy
 from proximity.engine.overlap.rankers import top_by_score
 from proximity.engine.overlap.records import TaskRecord
@@ -101,10 +101,11 @@ def query_scores(
     vectors: NDArray[np.float32] | None,
     *,
     fields: Sequence[str],
+    prep: str = "words-v1",
 ) -> tuple[_QueryScores, ...]:
     """Lexical and cosine scores of each query over its strictly earlier records."""
     row_of = {r.task_id: i for i, r in enumerate(records)}
-    tokens = [tokenize(record_text(r, fields)) for r in records]
+    tokens = [document_tokens(r, fields, prep) for r in records]
     times = np.asarray(created, dtype=np.float64)
     out = []
     for q in queries:
@@ -157,7 +158,9 @@ def evaluate_retrieval(
     alpha : float, default 0.5
         Lexical weight of the convex mixture.
     """
-    scores = query_scores(records, created, queries, vectors, fields=policy.fields_indexed)
+    scores = query_scores(
+        records, created, queries, vectors, fields=policy.fields_indexed, prep=policy.text_prep
+    )
     ids = [r.task_id for r in records]
     rankings = method_rankings(scores, ids, policy=policy, alpha=alpha, depth=max(ks))
     results = tuple(
@@ -199,7 +202,9 @@ def tune_on_development(
     """
     if vectors is None:
         raise ValueError("vectors: tuning fusion needs the dense ranker")
-    scores = query_scores(records, created, queries, vectors, fields=policy.fields_indexed)
+    scores = query_scores(
+        records, created, queries, vectors, fields=policy.fields_indexed, prep=policy.text_prep
+    )
     ids = [r.task_id for r in records]
     depth = max(ks)
     by_k = {}

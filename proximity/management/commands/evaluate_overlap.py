@@ -7,33 +7,63 @@ evaluated only with ``--holdout`` and every such run is written to the holdout l
 
 from __future__ import annotations
 
+import dataclasses
 import getpass
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from proximity.engine.evaluation.recall_rate import duplicate_queries
-from proximity.engine.overlap import SHIPPED_POLICY, OverlapPolicy
+from proximity.engine.overlap import SHIPPED_POLICY, OverlapPolicy, TaskRecord
+from proximity.engine.overlap.evidence_fit import queue_figures, training_rows
+from proximity.engine.overlap.policy import INDEXABLE_FIELDS
 from proximity.engine.overlap.retrieval_eval import (
     CONVEX_ALPHA,
     as_json_methods,
     evaluate_retrieval,
     tune_on_development,
 )
+from proximity.engine.overlap.retrieval_variants import Variant, evaluate_variant
 from proximity.services.holdouts import holdout_evaluation_record
+from proximity.services.overlap_evidence import evidence_model, review_budget
 from proximity.sources.embedding import (
     EmbeddingUnavailableError,
     SentenceEmbedder,
     embed_records_cached,
 )
-from proximity.sources.gitbugs import GitBugsFormatError, load_gitbugs, report_records
+from proximity.sources.gitbugs import (
+    GitBugsFormatError,
+    load_gitbugs,
+    pipeline_records,
+    report_records,
+)
 
 #: Folders that are holdouts: never tuned on, evaluated once per frozen policy, always logged.
 HOLDOUT_DATASETS = frozenset({"seamonkey"})
+#: Embedding inputs compared by ``--variants``: (fields embedded, characters of the deliverable).
+EMBEDDING_INPUTS: Mapping[str, tuple[tuple[str, ...], int | None]] = {
+    "full record": (("objective", "deliverable", "acceptance"), None),
+    "objective only": (("objective",), None),
+    "objective + 300 chars": (("objective", "deliverable"), 300),
+    "objective + 600 chars": (("objective", "deliverable"), 600),
+}
+#: The rows of the variants table (docs/EVALUATION.md); the second is the shipped policy's.
+VARIANTS = (
+    Variant("words-v1", "full record"),
+    Variant("identifiers-v2", "full record"),
+    Variant("words, objective twice", "full record"),
+    Variant("identifiers in every field", "full record"),
+    Variant("identifiers-v2", "objective only"),
+    Variant("identifiers-v2", "objective + 300 chars"),
+    Variant("identifiers-v2", "objective + 600 chars"),
+    Variant("words-v1", "objective + 300 chars"),
+    Variant("identifiers-v2", "full record", scope_list=True),
+)
 
 
 def _ledger(dataset: str, policy: OverlapPolicy, who: str) -> str:
@@ -55,11 +85,14 @@ class Command(BaseCommand):
         parser.add_argument("--holdout", action="store_true", help="allow a holdout folder")
         parser.add_argument("--tune", action="store_true", help="grid-search k and alpha (dev)")
         parser.add_argument("--cache-dir", default=None, help="embedding cache folder")
+        parser.add_argument(
+            "--variants", action="store_true", help="compare candidate-stage variants (dev)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         name = Path(options["gitbugs"]).resolve().name
         holdout = name.lower() in HOLDOUT_DATASETS  # decided before a single row is read
-        if holdout and options["tune"]:
+        if holdout and (options["tune"] or options["variants"]):
             raise CommandError(f"{name} is a holdout: no tuning decision may use it")
         if holdout and not options["holdout"]:
             raise CommandError(f"{name} is a holdout: pass --holdout to evaluate and log it")
@@ -72,6 +105,12 @@ class Command(BaseCommand):
             dict(zip((r.task_id for r in records), created, strict=True)), dataset.pairs
         )
         vectors, reason = self._vectors(records, options["cache_dir"])
+        if options["variants"]:
+            if vectors is None:
+                raise CommandError(f"variants need the dense ranker: {reason}")
+            rows = self._variants(records, created, queries, options["cache_dir"])
+            self.stdout.write(json.dumps(rows, indent=2))
+            return
         if options["tune"]:
             self.stdout.write(
                 json.dumps(
@@ -96,13 +135,68 @@ class Command(BaseCommand):
             "default": SHIPPED_POLICY.fusion,
             "methods": as_json_methods(evaluation),
         }
+        if vectors is not None:
+            payload["queue"] = self._queue(records, created, queries, vectors, dataset.name)
         if holdout:
             note = _ledger(dataset.name, SHIPPED_POLICY, getpass.getuser())
             self.stderr.write(note)
         self._print(payload, as_json=options["json"])
 
-    def _vectors(self, records: Any, cache_dir: str | None) -> tuple[Any, str | None]:
-        embedder = SentenceEmbedder(settings.OVERLAP_EMBEDDING_MODEL_DIR or None)
+    def _queue(
+        self,
+        records: Sequence[TaskRecord],
+        created: Sequence[float],
+        queries: Any,
+        vectors: Any,
+        scope: str,
+    ) -> dict[str, Any]:
+        """The shipped two stages: the pipeline's candidates in the shipped evidence order."""
+        model = evidence_model()
+        rows = training_rows(
+            pipeline_records(records), created, queries, vectors, policy=SHIPPED_POLICY, model=model
+        )
+        budget = review_budget(scope)
+        logits = np.array([r.logit for r in rows], dtype=np.float64)
+        figures = queue_figures(rows, logits, queries, budgets=(budget,))
+        return {"model": model.digest, "modelVersion": model.version, "budget": budget, **figures}
+
+    def _variants(
+        self, records: Sequence[TaskRecord], created: Any, queries: Any, cache_dir: str | None
+    ) -> list[dict[str, Any]]:
+        vectors = {
+            name: self._vectors(records, cache_dir, fields=fields, chars=chars)[0]
+            for name, (fields, chars) in EMBEDDING_INPUTS.items()
+        }
+        budget = review_budget("")
+        return [
+            evaluate_variant(
+                v,
+                records,
+                created,
+                queries,
+                vectors[v.embedding],
+                policy=SHIPPED_POLICY,
+                budget=budget,
+            )
+            for v in VARIANTS
+        ]
+
+    def _vectors(
+        self,
+        records: Any,
+        cache_dir: str | None,
+        *,
+        fields: tuple[str, ...] | None = None,
+        chars: int | None = None,
+    ) -> tuple[Any, str | None]:
+        embedder = SentenceEmbedder(
+            settings.OVERLAP_EMBEDDING_MODEL_DIR or None, fields=fields or INDEXABLE_FIELDS
+        )
+        if chars is not None:
+            records = [
+                dataclasses.replace(r, deliverable=(r.deliverable or "")[:chars] or None)
+                for r in records
+            ]
         folder = Path(cache_dir) if cache_dir else Path(settings.VAR_DIR) / "embedding-cache"
         try:
             return embed_records_cached(embedder, records, folder), None

@@ -37,7 +37,7 @@ def test_json_output_has_the_documented_schema(tmp_path):
     folder = gitbugs(tmp_path / "tiny")
     out, _ = evaluate("--gitbugs", str(folder), "--json", "--cache-dir", str(tmp_path / "c"))
     payload = json.loads(out)
-    assert set(payload) == {"dataset", "queries", "policy", "default", "methods"}
+    assert set(payload) == {"dataset", "queries", "policy", "default", "methods", "queue"}
     assert payload["dataset"] == "tiny"
     assert payload["queries"] == 1
     assert payload["policy"] == SHIPPED_POLICY.digest
@@ -46,6 +46,24 @@ def test_json_output_has_the_documented_schema(tmp_path):
     for figures in payload["methods"].values():
         assert set(figures) == {"recall@1", "recall@5", "recall@10", "recall@20"}
     assert payload["methods"]["lexical"]["recall@1"] == 1.0
+    queue = payload["queue"]  # the shipped two stages: candidates, then the evidence order
+    assert queue["budget"] == 4
+    assert queue["queries"] == 1
+    assert queue["recall@1"] == 1.0
+    assert queue["queue"]["4"]["holdsDuplicate"] == 1.0
+    assert queue["queue"]["4"]["cards"] == 2  # both earlier reports, the duplicate first
+
+
+def test_variants_report_every_candidate_variant_and_refuse_a_holdout(tmp_path):
+    folder = gitbugs(tmp_path / "tiny")
+    out, _ = evaluate("--gitbugs", str(folder), "--variants", "--cache-dir", str(tmp_path / "c"))
+    rows = json.loads(out)
+    assert len(rows) == 9
+    assert len({r["variant"] for r in rows}) == 9
+    assert {"recall@1", "recall@20", "queueHolds@4", "queuePrecision@4"} <= set(rows[0])
+    assert rows[1]["variant"].startswith(SHIPPED_POLICY.text_prep)
+    with pytest.raises(CommandError, match="no tuning"):
+        evaluate("--gitbugs", str(gitbugs(tmp_path / "seamonkey")), "--holdout", "--variants")
 
 
 def test_holdout_folder_is_refused_without_the_flag_and_never_tuned(tmp_path):

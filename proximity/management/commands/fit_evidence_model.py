@@ -1,0 +1,110 @@
+"""``manage.py fit_evidence_model --gitbugs FOLDER [--labels] [--out FILE]``: fit the queue's model.
+
+Development folders only: a holdout (seamonkey) is refused before a row is read. The training
+rows are the shipped pipeline's own advisories on each duplicate query (``evidence_fit``); with
+``--labels`` the stored blind adjudications join them. Prints the cross-validated figures; with
+``--out`` writes the artefact the service loads (``fixtures/overlap_evidence_model.json``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from proximity.engine.evaluation.recall_rate import duplicate_queries
+from proximity.engine.overlap import SHIPPED_POLICY
+from proximity.engine.overlap.evidence_fit import fit_evidence_model, training_rows
+from proximity.management.commands.evaluate_overlap import HOLDOUT_DATASETS
+from proximity.services.overlap_evidence import evidence_model
+from proximity.sources.embedding import (
+    EmbeddingUnavailableError,
+    SentenceEmbedder,
+    embed_records_cached,
+)
+from proximity.sources.gitbugs import (
+    GitBugsFormatError,
+    load_gitbugs,
+    pipeline_records,
+    report_records,
+)
+
+
+class Command(BaseCommand):
+    help = "Fit the review queue's evidence model on a development GitBugs folder."
+    requires_system_checks: list[str] = []
+    requires_migrations_checks = False
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--gitbugs", required=True, help="development folder (*_bugs.csv)")
+        parser.add_argument("--model-version", required=True, help="version of the new model")
+        parser.add_argument("--labels", action="store_true", help="add stored blind labels")
+        parser.add_argument("--budget", type=int, default=3, help="queue budget to select for")
+        parser.add_argument("--out", default=None, help="write the artefact to this file")
+        parser.add_argument("--cache-dir", default=None, help="embedding cache folder")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        name = Path(options["gitbugs"]).resolve().name
+        if name.lower() in HOLDOUT_DATASETS:
+            raise CommandError(f"{name} is a holdout: no model may be fitted on it")
+        if options["budget"] < 1:
+            raise CommandError("--budget must be >= 1")
+        try:
+            dataset = load_gitbugs(options["gitbugs"])
+        except GitBugsFormatError as exc:
+            raise CommandError(str(exc)) from exc
+        reports, created = report_records(dataset)
+        records = pipeline_records(reports)
+        ids = [r.task_id for r in records]
+        queries = duplicate_queries(dict(zip(ids, created, strict=True)), dataset.pairs)
+        graph: nx.Graph[str] = nx.Graph()
+        graph.add_edges_from(dataset.pairs)
+        groups = {m: g for g, c in enumerate(nx.connected_components(graph)) for m in c}
+        embedder = SentenceEmbedder(settings.OVERLAP_EMBEDDING_MODEL_DIR or None)
+        folder = options["cache_dir"] or Path(settings.VAR_DIR) / "embedding-cache"
+        try:
+            vectors = embed_records_cached(embedder, records, Path(folder))
+        except EmbeddingUnavailableError as exc:
+            raise CommandError(f"the dense ranker is needed to fit: {exc}") from exc
+        prior = evidence_model()
+        rows = training_rows(
+            records,
+            created,
+            queries,
+            vectors,
+            policy=SHIPPED_POLICY,
+            model=prior,
+            groups=groups,
+        )
+        data = f"GitBugs {dataset.name} ({len(queries)} duplicate queries)"
+        if options["labels"]:
+            from proximity.services.evidence_training import adjudicated_rows
+
+            labelled = adjudicated_rows()
+            rows = (*rows, *labelled)
+            data += f" and {len(labelled)} blind adjudications"
+        try:
+            fit = fit_evidence_model(
+                rows,
+                queries,
+                prior=prior,
+                version=options["model_version"],
+                data=data,
+                budget=options["budget"],
+            )
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        artefact = {
+            **fit.model.as_dict(),
+            "policy": SHIPPED_POLICY.digest,
+            "fit": fit.report,
+        }
+        text = json.dumps(artefact, indent=2) + "\n"
+        if options["out"]:
+            Path(options["out"]).write_text(text, encoding="utf-8")
+            self.stderr.write(f"wrote {options['out']} ({fit.model.digest})")
+        self.stdout.write(text)

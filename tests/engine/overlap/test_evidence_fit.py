@@ -1,0 +1,84 @@
+"""The evidence fit: queue figures by hand, grouped folds, and the sign rule."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from proximity.engine.evaluation.recall_rate import DuplicateQuery
+from proximity.engine.overlap.evidence import EVIDENCE_FEATURES, EvidenceModel
+from proximity.engine.overlap.evidence_fit import (
+    TrainingRow,
+    _grouped_folds,
+    fit_evidence_model,
+    queue_figures,
+)
+
+N = len(EVIDENCE_FEATURES)
+LEX = EVIDENCE_FEATURES.index("rank.lexical")
+SCOPE = EVIDENCE_FEATURES.index("scope.paths_jaccard")
+PRIOR = EvidenceModel("prior/0", "hand-set", -1.0, tuple((n, 0.5) for n in EVIDENCE_FEATURES))
+
+
+def row(query, cand, pos, label, *, lex=0.0, scope=0.0, group=0):
+    values = [0.0] * N
+    values[LEX], values[SCOPE] = lex, scope
+    known = [False] * N
+    known[LEX] = known[SCOPE] = True
+    return TrainingRow(query, cand, group, pos, tuple(values), tuple(known), label)
+
+
+def test_queue_figures_by_hand():
+    queries = [DuplicateQuery("q1", frozenset({"a"})), DuplicateQuery("q2", frozenset({"z"}))]
+    rows = [row("q1", "b", 1, False), row("q1", "a", 2, True), row("q2", "c", 1, False)]
+    # scores put "a" first for q1; q2 never finds its duplicate (a miss, not excluded)
+    got = queue_figures(rows, np.array([0.1, 0.9, 0.5]), queries, budgets=(1, 2))
+    assert got["recall@1"] == 0.5
+    assert got["recall@20"] == 0.5
+    assert got["queue"]["1"] == {"holdsDuplicate": 0.5, "precision": 0.5, "cards": 2}
+    assert got["queue"]["2"] == {
+        "holdsDuplicate": 0.5,
+        "precision": pytest.approx(1 / 3),
+        "cards": 3,
+    }
+    tied = queue_figures(rows, np.zeros(3), queries, budgets=(1,))  # ties: fused position
+    assert tied["recall@1"] == 0.0
+
+
+def test_grouped_folds_never_split_a_group():
+    groups = np.array([0, 0, 1, 1, 1, 2, 3, 3, 4, 5, 5, 6])
+    folds = _grouped_folds(groups, 10)
+    assert sorted(np.concatenate(folds).tolist()) == list(range(len(groups)))
+    for test in folds:
+        inside = set(groups[test].tolist())
+        outside = set(np.delete(groups, test).tolist())
+        assert not inside & outside
+
+
+def test_a_feature_fitted_against_its_direction_gets_weight_zero():
+    """Shared text paths that mark *unrelated* pairs must not become evidence against overlap."""
+    rng = np.random.default_rng(0)
+    rows, queries = [], []
+    for q in range(40):
+        qid = f"q{q}"
+        queries.append(DuplicateQuery(qid, frozenset({f"{qid}-dup"})))
+        rows.append(row(qid, f"{qid}-dup", 1, True, lex=0.8 + 0.2 * rng.random(), group=q))
+        for k in range(4):
+            lex = 0.5 * rng.random()
+            rows.append(row(qid, f"{qid}-{k}", k + 2, False, lex=lex, scope=1.0, group=q))
+    fit = fit_evidence_model(rows, queries, prior=PRIOR, version="m/1", data="synthetic")
+    weights = dict(fit.model.weights)
+    assert weights["rank.lexical"] > 0
+    assert weights["scope.paths_jaccard"] == 0.0
+    assert fit.report["zeroAgainstSign"] == ["scope.paths_jaccard"]
+    assert weights["acceptance.jaccard"] == 0.5  # never observed: the prior's weight
+    assert fit.report["outOfFold"]["recall@1"] == 1.0
+    assert fit.model.platt_a < 0
+
+
+def test_one_label_only_is_refused():
+    rows = [row("q", "a", 1, False, group=0), row("q", "b", 2, False, group=1)]
+    with pytest.raises(ValueError, match="both labels"):
+        fit_evidence_model(
+            rows, [DuplicateQuery("q", frozenset({"z"}))], prior=PRIOR, version="m", data="d"
+        )
