@@ -44,6 +44,7 @@ from proximity.engine.overlap.incremental import (
 )
 from proximity.engine.overlap.lexical import document_tokens
 from proximity.engine.overlap.live import LivePool
+from proximity.engine.overlap.policy import SCOPE_PREP
 from proximity.models import Principal, TaskVersion
 from proximity.selectors.access import viewer_of, viewer_sees
 from proximity.services.overlap_prepare import (
@@ -79,6 +80,8 @@ class WorkerIndex:
     policy: OverlapPolicy
     pool: LivePool = field(default_factory=LivePool)
     lexical: BM25Postings = field(default_factory=BM25Postings)
+    #: the scope source's postings: each version's declared plan targets
+    scope: BM25Postings = field(default_factory=BM25Postings)
     dense: DenseRows | None = None
     max_pk: int = 0
     gaps: dict[int, datetime] = field(default_factory=dict)
@@ -107,6 +110,7 @@ class WorkerIndex:
         if row == len(self.lexical):
             policy = self.policy
             self.lexical.add(row, document_tokens(record, policy.fields_indexed, policy.text_prep))
+            self.scope.add(row, document_tokens(record, prep=SCOPE_PREP))
         if self.dense is not None:
             same = v.space_id == self.dense.space_id
             self.dense.set(row, vector_of(v) if same else None)
@@ -272,15 +276,18 @@ def indexed_engine_call(query: TaskVersion, declarer: Principal) -> PreparedRun:
         _embed_missing(index, rows, space)
         keys = index.pool.keys[rows]
         snapshot = index.pool.snapshot(snapshot_id_of(keys), rows)
-        policy, lexical_rows = index.policy, index.lexical
+        policy, lexical_rows, scope_rows = index.policy, index.lexical, index.scope
         lexical = built(
             "lexical",
             lambda: PostingsRanker(
                 lexical_rows, rows, snapshot.snapshot_id, policy.fields_indexed, policy.text_prep
             ),
         )
+        scope = built(
+            "scope", lambda: PostingsRanker(scope_rows, rows, snapshot.snapshot_id, (), SCOPE_PREP)
+        )
         dense: Ranker = UnavailableRanker(DENSE_UNAVAILABLE)
         if space is not None and index.dense is not None:  # kept, unused, while the model is down
             dense = DenseRowsRanker(index.dense, rows, snapshot)
     ids = _VersionIds(snapshot, keys)
-    return prepared_run(query, declarer, snapshot, ids, lexical=lexical, dense=dense)
+    return prepared_run(query, declarer, snapshot, ids, lexical=lexical, dense=dense, scope=scope)

@@ -38,6 +38,7 @@ from proximity.engine.overlap import (
 )
 from proximity.engine.overlap import OverlapRun as EngineRun
 from proximity.engine.overlap import TaskRecord as EngineRecord
+from proximity.engine.overlap.policy import SCOPE_PREP
 from proximity.models import Principal, TaskVersion
 from proximity.selectors.access import viewer_of, viewer_sees
 from proximity.services.task_records import (
@@ -130,6 +131,7 @@ def prepared_run(
     *,
     lexical: Ranker,
     dense: Ranker,
+    scope: Ranker | None = None,
 ) -> PreparedRun:
     call = partial(
         run_overlap,
@@ -141,6 +143,7 @@ def prepared_run(
         dense=dense,
         recheck=_recheck(declarer, version_ids),
         nli=nli_adapter_for(settings.OVERLAP_NLI_MODEL_DIR),
+        scope=scope,
     )
     return PreparedRun(call, len(snapshot), version_ids)
 
@@ -169,10 +172,11 @@ def rebuilt_engine_call(query: TaskVersion, declarer: Principal) -> PreparedRun:
     lexical = built(
         "lexical", lambda: BM25Ranker(BM25Index.build(snapshot, fields=fields, prep=prep))
     )
+    scope = built("scope", lambda: BM25Ranker(BM25Index.build(snapshot, prep=SCOPE_PREP)))
     dense: Ranker = UnavailableRanker(DENSE_UNAVAILABLE)
     if space is not None:
         vectors = [vector_of(v) if v.space_id == space else None for v in versions]
         index = partial(DenseIndex.build, snapshot, vectors, space_id=space)
         dense = built("dense", lambda: DenseRanker(index(), snapshot))
     ids = {r.ref: v.pk for r, v in zip(records, versions, strict=True)}
-    return prepared_run(query, declarer, snapshot, ids, lexical=lexical, dense=dense)
+    return prepared_run(query, declarer, snapshot, ids, lexical=lexical, dense=dense, scope=scope)

@@ -45,6 +45,13 @@ class TaskDeclaration:
     provenance: dict[str, Any] = field(default_factory=dict)
 
 
+def _sketch(sketch: dict[str, Any] | None, number: int) -> dict[str, Any] | None:
+    """A sketch without ``workVersion`` is the plan of the version being written."""
+    if sketch is None or sketch.get("workVersion") is not None:
+        return sketch
+    return {**sketch, "workVersion": number}
+
+
 def _check(principal: Principal, decl: TaskDeclaration) -> None:
     # A principal may only declare work it could itself see: no write-up into other scopes.
     if not can_see(principal, decl.scope, ()):
@@ -53,7 +60,7 @@ def _check(principal: Principal, decl: TaskDeclaration) -> None:
         raise InvalidInputError("disclosure label not among your clearances", field="disclosure")
     if decl.plan_sketch is not None:
         try:
-            plan_sketch_from_mapping(decl.plan_sketch)
+            plan_sketch_from_mapping(_sketch(decl.plan_sketch, 1) or {})
         except (RecordError, KeyError, TypeError, ValueError) as exc:
             raise InvalidInputError(f"invalid plan sketch: {exc}", field="planSketch") from None
 
@@ -82,7 +89,7 @@ def _version(
         dependencies=decl.dependencies,
         purpose=decl.purpose,
         plan_facts=decl.plan_facts,
-        plan_sketch=decl.plan_sketch,
+        plan_sketch=_sketch(decl.plan_sketch, number),
         owner=decl.owner,
         provenance=_provenance(record, number, decl, by),
         declared_by=by,

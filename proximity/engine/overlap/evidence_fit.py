@@ -30,7 +30,7 @@ from proximity.engine.overlap.dense import DenseIndex, DenseRanker
 from proximity.engine.overlap.evidence import EVIDENCE_FEATURES, EvidenceModel, evidence_terms
 from proximity.engine.overlap.lexical import BM25Index, BM25Ranker
 from proximity.engine.overlap.pipeline import run_overlap
-from proximity.engine.overlap.policy import OverlapPolicy
+from proximity.engine.overlap.policy import SCOPE_PREP, OverlapPolicy
 from proximity.engine.overlap.records import TaskRecord, Viewer
 from proximity.engine.overlap.snapshot import PoolSnapshot
 
@@ -83,6 +83,7 @@ def _query_run(
         BM25Index.build(snapshot, fields=policy.fields_indexed, prep=policy.text_prep)
     )
     dense = DenseRanker(DenseIndex.build(snapshot, list(vectors), space_id=space_id), snapshot)
+    scope = BM25Ranker(BM25Index.build(snapshot, prep=SCOPE_PREP))
     viewer = Viewer("evidence-fit", frozenset({query.scope or ""}), frozenset(query.disclosure))
     run = run_overlap(
         records[-1].ref,
@@ -92,6 +93,7 @@ def _query_run(
         lexical=lexical,
         dense=dense,
         recheck=lambda _q, _c: True,
+        scope=scope,
     )
     return run, {r.ref: r for r in records}
 

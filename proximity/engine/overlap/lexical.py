@@ -25,7 +25,7 @@ import numpy as np
 from bm25s.stopwords import STOPWORDS_EN
 from numpy.typing import NDArray
 
-from proximity.engine.overlap.policy import INDEXABLE_FIELDS, TEXT_PREPS
+from proximity.engine.overlap.policy import INDEXABLE_FIELDS, SCOPE_PREP, TEXT_PREPS
 from proximity.engine.overlap.rankers import RankerResult, top_by_score
 from proximity.engine.overlap.records import TaskRecord
 from proximity.engine.overlap.snapshot import Eligible, PoolSnapshot
@@ -34,6 +34,7 @@ __all__ = [
     "BM25Index",
     "BM25Ranker",
     "bm25_scores_reference",
+    "declared_targets",
     "document_tokens",
     "identifier_tokens",
     "query_terms",
@@ -87,13 +88,23 @@ def identifier_tokens(text: str) -> list[str]:
     return out
 
 
+def declared_targets(record: TaskRecord) -> list[str]:
+    """The plan-sketch targets a record declares (paths, modules), normalised, each once."""
+    nodes = record.plan_sketch.nodes if record.plan_sketch else ()
+    targets = (n.target.strip().strip("./").lower() for n in nodes if n.target)
+    return sorted({t for t in targets if t})
+
+
 def document_tokens(
     record: TaskRecord, fields: Sequence[str] = INDEXABLE_FIELDS, prep: str = "words-v1"
 ) -> list[str]:
     """The tokens a record is indexed under: the one text preparation of every lexical index.
 
-    ``prep`` is one of ``TEXT_PREPS``; an unknown name is an error, not a silent fallback.
+    ``prep`` is one of ``TEXT_PREPS``, or ``SCOPE_PREP`` for the scope source's index (the
+    declared targets, whatever ``fields``); an unknown name is an error, not a fallback.
     """
+    if prep == SCOPE_PREP:
+        return declared_targets(record)
     if prep not in TEXT_PREPS:
         raise ValueError(f"prep must be one of {TEXT_PREPS}, got {prep!r}")
     tokens = tokenize(record_text(record, fields))

@@ -85,6 +85,26 @@ def _fuse(
     return (), None
 
 
+def _with_scope(
+    fused: tuple[FusedCandidate, ...], scope: RankerResult | None, policy: OverlapPolicy
+) -> tuple[FusedCandidate, ...]:
+    """Give up to ``scope_slots`` of the ``depth`` places to records sharing a declared plan
+    target with the query that no ranked list found: two tasks declaring the same file are
+    candidates whatever their wording. They rank after the fused ones (score 0)."""
+    if scope is None or not scope.available or not policy.scope_slots:
+        return fused
+    found = {c.row for c in fused[: policy.depth]}
+    ranks = {row: k for k, row in enumerate(scope.rows, start=1)}
+    extra = [row for row in scope.rows if row not in found][: policy.scope_slots]
+    if not extra:
+        return fused
+    tail = tuple(
+        FusedCandidate(row, 0.0, (("dense", None), ("lexical", None), ("scope", ranks[row])))
+        for row in extra
+    )
+    return fused[: policy.depth - len(extra)] + tail
+
+
 def _sufficient(a: TaskRecord, b: TaskRecord) -> bool:
     """Requirement 77: deliverable, acceptance, purpose and scope declared on both sides."""
     fields = ("deliverable", "acceptance", "purpose", "scope")
@@ -197,6 +217,7 @@ def run_overlap(
     recheck: Recheck,
     nli: NliAdapter | None = None,
     halted: bool = False,
+    scope: Ranker | None = None,
 ) -> OverlapRun:
     """Run the shadow-mode overlap detector for one declared task version.
 
@@ -218,6 +239,9 @@ def run_overlap(
         Directional NLI adapter; without one the NLI features are ``unavailable``.
     halted : bool, default False
         A coordination halt: repair diagnostics are kept, nothing is started (requirement 31).
+    scope : Ranker, optional
+        The scope source (rows sharing a declared plan target), used when the policy keeps
+        ``scope_slots`` for it; its outage costs those places only, never the run.
 
     Returns
     -------
@@ -247,6 +271,7 @@ def run_overlap(
         recheck=recheck,
         nli=nli,
         halted=halted,
+        scope=scope,
     )
 
 
@@ -263,14 +288,20 @@ def _retrieve(
     recheck: Recheck,
     nli: NliAdapter | None,
     halted: bool,
+    scope: Ranker | None,
 ) -> OverlapRun:
     lex = safe_rank(lexical, record, eligible, depth=policy.depth)
     den = safe_rank(dense, record, eligible, depth=policy.depth)
+    results = [("dense", den), ("lexical", lex)]
+    sco = None
+    if scope is not None and policy.scope_slots:
+        sco = safe_rank(scope, record, eligible, depth=policy.depth)
+        results.append(("scope", sco))
     statuses = tuple(
-        RankerStatus(n, r.available, r.reason, r.index_id, len(r.rows))
-        for n, r in (("dense", den), ("lexical", lex))
+        RankerStatus(n, r.available, r.reason, r.index_id, len(r.rows)) for n, r in results
     )
     fused, coverage = _fuse(lex, den, policy)
+    fused = _with_scope(fused, sco, policy) if coverage is not None else fused
     if coverage is None:
         reasons = "; ".join(f"{s.name}: {s.reason}" for s in statuses if not s.available)
         unknown = UnknownOutcome(record.ref, "required-retriever-unavailable", reasons or None)
@@ -282,7 +313,7 @@ def _retrieve(
         coverage,
         snapshot.snapshot_id,
         policy,
-        (("dense", den.index_id), ("lexical", lex.index_id)),
+        tuple((n, r.index_id) for n, r in results),
         repairs[0].route if repairs else None,
     )
     out = _candidates(record, snapshot, fused, ctx, viewer=viewer, recheck=recheck, nli=nli)

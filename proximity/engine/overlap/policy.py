@@ -21,6 +21,7 @@ __all__ = [
     "EMBEDDING_INPUT_MODES",
     "INDEXABLE_FIELDS",
     "REPAIR_ROUTE",
+    "SCOPE_PREP",
     "SHIPPED_POLICY",
     "TEXT_PREPS",
     "FeatureRecipe",
@@ -35,6 +36,8 @@ INDEXABLE_FIELDS = ("objective", "deliverable", "acceptance")
 EMBEDDING_INPUT_MODES = ("full-current-record", "buffered-snapshot", "rolling-window")
 #: Lexical text preparations (``lexical.document_tokens``); the first is the engine's default.
 TEXT_PREPS = ("words-v1", "identifiers-v2")
+#: The preparation of the scope source's index: a record's declared plan-sketch targets.
+SCOPE_PREP = "declared-targets-v1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +74,10 @@ class OverlapPolicy:
     embedding_input : str
         One of ``EMBEDDING_INPUT_MODES`` (requirement 32).
     text_prep : str
-        The lexical text preparation, one of ``lexical.TEXT_PREPS``.
+        The lexical text preparation, one of ``TEXT_PREPS``.
+    scope_slots : int
+        Candidate places, of ``depth``, kept for records that declare a plan target the query
+        also declares and that no ranked list found (the scope source; 0 turns it off).
     status : {"provisional", "locally selected", "frozen"}
         "provisional" until tuned on development data.
     """
@@ -84,6 +90,7 @@ class OverlapPolicy:
     fusion: Literal["rrf"] = "rrf"
     embedding_input: str = "full-current-record"
     text_prep: str = "words-v1"
+    scope_slots: int = 0
     features: FeatureRecipe = FeatureRecipe()
     status: Literal["provisional", "locally selected", "frozen"] = "provisional"
     notes: str = "bootstrap values (RRF k=60, depth 20); not tuned"
@@ -98,6 +105,8 @@ class OverlapPolicy:
             raise ValueError(f"fields_indexed must be a non-empty subset of {INDEXABLE_FIELDS}")
         if self.embedding_input not in EMBEDDING_INPUT_MODES:
             raise ValueError(f"embedding_input must be one of {EMBEDDING_INPUT_MODES}")
+        if not 0 <= self.scope_slots <= self.depth:
+            raise ValueError(f"scope_slots must be in [0, depth], got {self.scope_slots}")
         if self.text_prep not in TEXT_PREPS:
             raise ValueError(f"text_prep must be one of {TEXT_PREPS}")
         if self.fusion != "rrf":
@@ -119,14 +128,17 @@ BOOTSTRAP_POLICY = OverlapPolicy()
 #: The policy the service and the evaluation command use. Chosen on GitBugs hadoop (development)
 #: only: recall-rate@{1,5,10,20} of RRF was identical for k in {5, 10, 20, 30, 60, 100}, so k=60
 #: stays; depth 20 is the largest k evaluated; the identifier-aware text preparation gained one
-#: query at @1 and one at @20 over plain words (docs/EVALUATION.md, "Variants"). Locally selected,
-#: not validated (requirement 72).
+#: query at @1 and one at @20 over plain words (docs/EVALUATION.md, "Variants"). Five of the 20
+#: places go to records sharing a declared plan target (bug reports declare none: not measurable
+#: there, so a quarter of the depth, by judgement). Frozen before its one holdout evaluation;
+#: locally selected, not validated (requirement 72): a change after it needs a new holdout.
 SHIPPED_POLICY = OverlapPolicy(
     version="overlap-policy/0.3.0-hadoop-dev",
     text_prep="identifiers-v2",
-    status="locally selected",
+    scope_slots=5,
+    status="frozen",
     notes=(
-        "RRF k=60, depth 20 and identifiers-v2 text locally selected on GitBugs hadoop (dev); "
-        "seamonkey untouched"
+        "RRF k=60, depth 20, identifiers-v2 text and 5 scope-source places locally selected on "
+        "GitBugs hadoop (dev); frozen before the seamonkey holdout"
     ),
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from typing import Any
+from urllib.parse import quote
 
 from hypothesis import strategies as st
 from schemathesis.hooks import HookContext, HookDispatcher, HookScope
@@ -75,7 +76,7 @@ def _revising(principal: Principal) -> Hook:
 def _revision(case: Any, target: tuple[tuple[str, str, int], list[str]]) -> Any:
     (task_id, scope, version), disclosure = target
     body = {"scope": scope, "previousVersion": version, "disclosure": disclosure}
-    return _with(case, body=body, path={"task_id": task_id})
+    return _with(case, body=body, path={"task_id": quote(task_id, safe="")})
 
 
 def _reading_tasks(principal: Principal) -> Hook:
@@ -84,7 +85,7 @@ def _reading_tasks(principal: Principal) -> Hook:
         return _steered(
             case,
             _one_of(records.values_list("task_id", "scope")),
-            lambda c, t: _with(c, path={"task_id": t[0]}, query={"scope": t[1]}),
+            lambda c, t: _with(c, path={"task_id": quote(t[0], safe="")}, query={"scope": t[1]}),
         )
 
     return flatmap_case

@@ -265,3 +265,30 @@ def test_a_declared_task_is_run_by_a_real_worker(payments_lead, post_json, clien
     assert post_json("/api/tasks/W-1/versions", revise, payments_lead).status_code == 201
     stale = client.get(f"/api/overlap-advisories/{advisories[0]['id']}", **payments_lead.headers)
     assert stale.json()["current"] is False  # requirement 30: superseded side makes it stale
+
+
+def test_a_plan_sketch_without_work_version_is_the_plan_of_the_version_written(
+    payments_lead, post_json, client
+):
+    """The schema makes planSketch.workVersion optional: absent, it is the version being written
+    (was a 422 "invalid literal for int()" for a body the schema accepts)."""
+    sketch = {"nodes": [{"id": "n1", "actionType": "edit", "target": "billing/invoice.py"}]}
+    body = {
+        "taskId": "P-1",
+        "scope": "payments",
+        "objective": "Fix invoice rounding",
+        "deliverable": "invoices round half even",
+        "acceptance": ["test_rounding passes"],
+        "planSketch": sketch,
+    }
+    assert post_json("/api/tasks", body, payments_lead).status_code == 201
+    revised = {k: v for k, v in body.items() if k != "taskId"}
+    revised |= {"previousVersion": 1, "planSketch": {**sketch, "workVersion": None}}
+    revised["deliverable"] = "invoices round half even, with a test per currency"
+    assert post_json("/api/tasks/P-1/versions", revised, payments_lead).status_code == 201
+    versions = client.get("/api/tasks/P-1", **payments_lead.headers).json()
+    assert [v["planSketch"]["workVersion"] for v in versions] == [1, 2]
+    bad = post_json("/api/tasks", {**body, "taskId": "P-2", "planSketch": {"workVersion": "x"}},
+                    payments_lead)  # fmt: skip
+    assert bad.status_code == 422
+    assert not TaskVersion.objects.filter(record__task_id="P-2").exists()

@@ -224,3 +224,30 @@ def test_a_version_committed_after_a_later_one_is_still_read(lead, in_process_ta
     assert index.pool.row(late_version.pk) is not None
     _, _, _, advisories, *_ = assert_both_paths_agree(query, lead.principal)
     assert "LATE" in {_bare(a[0]) for a in advisories}
+
+
+def test_a_shared_declared_target_is_a_candidate_on_both_paths(lead, in_process_tasks) -> None:
+    """The scope source: same file in both plans, no shared word; the index equals a rebuild."""
+
+    def declare(task_id: str, objective: str, deliverable: str, target: str) -> TaskVersion:
+        nodes = [{"id": "n1", "actionType": "edit", "target": target}]
+        decl = TaskDeclaration(
+            scope="payments",
+            objective=objective,
+            deliverable=deliverable,
+            acceptance=[f"{deliverable} passes"],
+            purpose="implementation",
+            plan_sketch={"nodes": nodes, "edges": []},  # no workVersion: this version's
+        )
+        return task_declare(principal=lead.principal, decl=decl, task_id=task_id)
+
+    for k in range(24):  # enough look-alikes to fill every ranked place
+        declare(f"L-{k}", f"Retry the payment export {k}", "export retries", f"export/{k}.py")
+    other = declare("F", "Tidy imports", "sorted headers", "billing/invoice.py")
+    query = declare("Q", "Retry the payment export", "export retries", "./billing/invoice.py")
+    assert query.plan_sketch["workVersion"] == 1
+    _, _, _, advisories, *_, rankers, _ = assert_both_paths_agree(query, lead.principal)
+    by_id = {_bare(a[0]): a for a in advisories}
+    assert dict(by_id["F"][1])["scope"] == 1
+    assert ("scope", True, 1) in rankers
+    assert other.pk  # declared before the query, found only through its plan's target
