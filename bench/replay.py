@@ -5,7 +5,8 @@ Run: ``.venv/bin/python -m bench.replay PIP_GIT_DIR --since 2022-01-01T00:00:00+
 only read). Prints, per policy, the hunks applied, the radar questions asked, the wall time,
 hunks per second, and the time a 1,000-pull-request window would take at that rate (issue 17:
 "well under an hour"). ``--mode hook`` measures the hook's whole path per edit (``run_hook``,
-every worktree read on every question) instead of the in-process session path.
+every worktree read on every question) instead of the in-process session path; ``--bases
+mapped`` adds the renumbering of other agents' lines onto the asker's base.
 """
 
 from __future__ import annotations
@@ -30,11 +31,13 @@ def main() -> None:
     parser.add_argument("--max-prs", type=int, default=50)
     parser.add_argument("--policy", default="obey", choices=["obey", "acknowledge"])
     parser.add_argument("--mode", default="session", choices=["session", "hook"])
+    parser.add_argument("--bases", default="as-read", choices=["as-read", "mapped"])
     args = parser.parse_args()
     history = read_window(args.repo, since=args.since, until=args.until, max_prs=args.max_prs)
     with tempfile.TemporaryDirectory(prefix="bench-replay-") as tmp:
         report = replay_window(history, policies=[args.policy], out=Path(tmp) / "out",
-                               work=Path(tmp), mode=args.mode, resamples=10)  # fmt: skip
+                               work=Path(tmp), mode=args.mode, resamples=10,
+                               bases=args.bases)  # fmt: skip
     per_pr = {}
     for name, run in report.runs.items():
         rate = report.hunks_per_second[name]

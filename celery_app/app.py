@@ -14,6 +14,9 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.conf.task_routes = {
     "proximity.scan_*": {"queue": "scans"},
     "proximity.run_overlap*": {"queue": "overlap"},
+    # Speculative merge checks run git and (later) tests under resource limits: a queue of their
+    # own, so a slow check never delays a scan (workers: -Q merge_checks).
+    "proximity.*merge_check*": {"queue": "merge_checks"},
 }
 app.conf.task_default_queue = "default"
 

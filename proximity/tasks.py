@@ -11,11 +11,13 @@ from typing import Any
 
 import requests
 from celery import shared_task
+from django.conf import settings
 from django.db import OperationalError
 from django.utils import timezone
 
 from proximity.services.heartbeat import heartbeat_record
 from proximity.services.lifecycle import snapshots_expire
+from proximity.services.merge_checks import merge_check_run
 from proximity.services.overlap_runs import overlap_run_execute, overlap_runs_sweep
 from proximity.services.scan_requests import scan_requests_sweep
 from proximity.services.scans import scan_run
@@ -25,6 +27,7 @@ from proximity.services.webhooks import WebhookDeliveryError, message_webhook_de
 __all__ = [
     "deliver_webhook",
     "expire_stale",
+    "merge_check",
     "record_heartbeat",
     "run_overlap_for_version",
     "scan_repository",
@@ -71,6 +74,22 @@ def run_overlap_for_version(self: Any, version_id: int, policy_digest: str) -> i
     # failure (the database is down), which the autoretry covers.
     run = overlap_run_execute(version_id=version_id, policy_digest=policy_digest)
     return run.pk if run else None
+
+
+@shared_task(
+    bind=True,
+    name="proximity.merge_check",
+    acks_late=True,
+    soft_time_limit=settings.OVERLAP_MERGE_CHECK_SOFT_TIME_LIMIT,
+    time_limit=settings.OVERLAP_MERGE_CHECK_TIME_LIMIT,
+    **RETRY,
+)
+def merge_check(self: Any, check_id: int) -> str | None:
+    # Idempotent: the row is claimed by compare-and-swap, so a redelivery of a running or
+    # finished check does nothing; a soft time limit raises inside the run and is stored as
+    # the row's failure (the git children carry their own resource limits).
+    row = merge_check_run(check_id=check_id)
+    return row.status if row else None
 
 
 @shared_task(bind=True, name="proximity.expire_stale", **RETRY)

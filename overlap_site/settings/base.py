@@ -149,6 +149,15 @@ OVERLAP_EMBEDDING_MODEL_DIR = env_str("OVERLAP_EMBEDDING_MODEL_DIR")
 # /api/health and /health/ share one run of the checks (worker ping, git) for this long.
 OVERLAP_HEALTH_CACHE_SECONDS = env_int("OVERLAP_HEALTH_CACHE_SECONDS", 15, minimum=0)
 OVERLAP_NLI_MODEL_DIR = env_str("OVERLAP_NLI_MODEL_DIR")
+# Speculative merge checks (opt-in per repository, queue ``merge_checks``): new checks per
+# repository per planning round, one check's time limits, each git child's resource limits.
+OVERLAP_MERGE_CHECK_MAX_PER_REPO = env_int("OVERLAP_MERGE_CHECK_MAX_PER_REPO", 8, minimum=0)
+OVERLAP_MERGE_CHECK_SOFT_TIME_LIMIT = env_int("OVERLAP_MERGE_CHECK_SOFT_TIME_LIMIT", 120, minimum=1)
+OVERLAP_MERGE_CHECK_TIME_LIMIT = env_int("OVERLAP_MERGE_CHECK_TIME_LIMIT", 150, minimum=1)
+OVERLAP_MERGE_CHECK_MEMORY_MB = env_int("OVERLAP_MERGE_CHECK_MEMORY_MB", 2048, minimum=64)
+OVERLAP_MERGE_CHECK_CPU_SECONDS = env_int("OVERLAP_MERGE_CHECK_CPU_SECONDS", 60, minimum=1)
+OVERLAP_MERGE_CHECK_PROCESSES = env_int("OVERLAP_MERGE_CHECK_PROCESSES", 256, minimum=8)
+OVERLAP_MERGE_CHECK_MAX_PROBLEMS = env_int("OVERLAP_MERGE_CHECK_MAX_PROBLEMS", 20, minimum=1)
 
 LOGGING = {
     "version": 1,

@@ -8,8 +8,9 @@ other side's intent as context; nothing found means no output at all.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from proximity.agent.config import Policy
 from proximity.agent.findings import CheckResult, Finding
@@ -59,6 +60,20 @@ def _who(f: Finding) -> str:
     return f"{f.other} ({said})" if said else f.other
 
 
+def _merge_check_lines(check: Mapping[str, Any] | None) -> list[str]:
+    """The speculative merge check of the pair, when the answer carries one."""
+    if not check:
+        return []
+    state = str(check.get("state") or "not checked")
+    if state != "checked":
+        return [f"  Merge check: {state} (not a sign the merge is clean)."]
+    problems = check.get("problems") or []
+    if not problems:
+        return ["  Merge check: the two changes merged and nothing only the merge has was found."]
+    out = ["  Merge check: merging the two changes breaks what neither breaks alone:"]
+    return out + [f"    {p.get('path', '')}: {p.get('message', '')}" for p in problems[:3]]
+
+
 def _finding_lines(f: Finding, me: str) -> list[str]:
     band = "Resolution Advisory" if f.resolution else "Traffic Advisory"
     out = [f"- {band} with {_who(f)}: {_channels(f)}, risk {f.risk:.2f}."]
@@ -66,6 +81,7 @@ def _finding_lines(f: Finding, me: str) -> list[str]:
         out.append(f"  {f.other} changed {path} {_ranges(f.their_lines.get(path))}:")
         out += _quoted(f.their_excerpt.get(path, ""))
     out += [f"  Symbols: {text}." for text in f.symbols[:3]]
+    out += _merge_check_lines(f.merge_check)
     if f.resolution and f.hold and f.steer:
         who = "you" if f.hold == me else f.hold
         out.append(

@@ -33,6 +33,9 @@ class Finding:
     acknowledged: bool = False
     symbols: tuple[str, ...] = ()
     """The symbol channel's evidence, one sentence each (strongest first)."""
+    merge_check: Mapping[str, Any] | None = None
+    """The pair's speculative merge check: ``state`` checked / checking / not checked, and for a
+    checked pair when and the problems only the merge has (None: the answer carries none)."""
 
     @property
     def resolution(self) -> bool:
@@ -55,6 +58,7 @@ class Finding:
             "advisoryId": self.advisory_id,
             "acknowledged": self.acknowledged,
             "symbols": list(self.symbols),
+            "mergeCheck": None if self.merge_check is None else dict(self.merge_check),
         }
 
     @classmethod
@@ -75,6 +79,7 @@ class Finding:
             advisory_id=data.get("advisoryId"),
             acknowledged=bool(data.get("acknowledged")),
             symbols=tuple(str(s) for s in data.get("symbols") or ()),
+            merge_check=data.get("mergeCheck"),
         )
 
 
@@ -158,6 +163,7 @@ def findings_from_advisories(
                 advisory_id=(advisory_ids or {}).get(other_id),
                 acknowledged=other_id in acked,
                 symbols=tuple(str(e["text"]) for e in adv.get("symbols") or () if "text" in e),
+                merge_check=adv.get("mergeCheck"),
             )
         )
     out.sort(key=lambda f: (not f.resolution, -f.risk, f.other))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from proximity.api.schemas import (
     AdvisoryOut,
+    MergeCheckStateOut,
     MessageOut,
     OverlapAdvisoryOut,
     OverlapRunOut,
@@ -59,6 +60,7 @@ def advisory_out(a: ProximityAdvisory) -> AdvisoryOut:
         last_seen=a.last_seen,
         acknowledged_by=a.acknowledged_by,
         detail=a.detail,
+        merge_check=MergeCheckStateOut.model_validate((a.detail or {}).get("mergeCheck") or {}),
     )
 
 

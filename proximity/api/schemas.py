@@ -133,6 +133,17 @@ class ScanOut(Out):
     links: list[dict[str, Any]]
 
 
+class MergeCheckStateOut(Out):
+    """A pair's speculative merge check: ``not checked`` unless a check of the pair's current
+    trees finished (``checked``) or is queued or running (``checking``); never "clear"."""
+
+    state: Literal["checked", "checking", "not checked"] = "not checked"
+    checked_at: str | None = None
+    outcome: str | None = None
+    problems: list[dict[str, Any]] = Field(default_factory=list)
+    reason: str | None = None
+
+
 class AdvisoryOut(Out):
     id: int
     repository: str
@@ -157,6 +168,7 @@ class AdvisoryOut(Out):
     last_seen: AwareDatetime
     acknowledged_by: list[dict[str, Any]]
     detail: dict[str, Any]
+    merge_check: MergeCheckStateOut = Field(default_factory=MergeCheckStateOut)
 
 
 class EditCheckIn(In):
@@ -181,6 +193,8 @@ class FindingOut(Out):
     steer: str | None
     advisory_id: int | None
     acknowledged: bool
+    symbols: list[str] = []
+    merge_check: dict[str, Any] | None = None
 
 
 class EditCheckOut(Out):

@@ -67,6 +67,50 @@ def _right_of_way(card: Card) -> list[html.P]:
     return lines
 
 
+_OUTCOMES = {
+    "clean": "no problem only the merge has",
+    "conflict": "a textual conflict, so no build check (see the dry-run channel)",
+}
+
+
+def _semantic(card: Card) -> list[Any]:
+    """Symbol evidence and the merge check's state: an unchecked pair never reads as clear."""
+    out: list[Any] = []
+    if card.symbols:
+        out.append(
+            html.Div(
+                [html.Em("Symbols: "), html.Ul([html.Li(t) for t in card.symbols[:5]])],
+                className="symbols",
+            )
+        )
+    check = card.merge_check
+    state = check.get("state", "not checked")
+    if state == "checked":
+        problems = check.get("problems") or []
+        when = str(check.get("checkedAt") or "")[:16].replace("T", " ")
+        head = f"Merge check: checked {when}".rstrip()
+        if problems:
+            found = [
+                html.Li([html.Code(p.get("path", "")), f" {p.get('message', '')}"])
+                for p in problems[:5]
+            ]
+            out.append(
+                html.Div(
+                    [html.Em(f"{head}, {len(problems)} problem(s) only the merge has:"),
+                     html.Ul(found)],
+                    className="merge-check problems",
+                )
+            )  # fmt: skip
+        else:
+            outcome = _OUTCOMES.get(str(check.get("outcome")), str(check.get("outcome")))
+            out.append(html.P(f"{head}: {outcome}", className="merge-check"))
+    else:
+        reason = check.get("reason") or ("" if check else "not enabled for this repository")
+        text = f"Merge check: {state}" + (f" ({reason})" if reason else "")
+        out.append(html.P(text, className="merge-check unchecked"))
+    return out
+
+
 def card_view(card: Card) -> html.Article:
     band = BAND_LABELS[card.band]
     title = f"{band}: {card.agent_a} and {card.agent_b}"
@@ -100,6 +144,7 @@ def card_view(card: Card) -> html.Article:
             _side(card.agent_b, card.task_b, card.intent_b),
             html.Ul([_file(f, card.agent_a, card.agent_b) for f in card.files], className="files"),
             html.P(f"Channels: {channels_text(card.channels)}"),
+            *_semantic(card),
             *_right_of_way(card),
             html.Div(buttons, className="actions"),
         ],

@@ -22,6 +22,7 @@ from proximity.models.airspace import (
     WorkingSetSnapshot,
 )
 from proximity.models.evaluation import HoldoutEvaluation
+from proximity.models.mergecheck import MergeCheck
 from proximity.models.overlap import (
     Adjudication,
     CoverageOmission,
@@ -41,6 +42,7 @@ __all__ = [
     "DependencyGraphSnapshot",
     "EditAcknowledgement",
     "HoldoutEvaluation",
+    "MergeCheck",
     "OverlapAdvisory",
     "OverlapRun",
     "Principal",

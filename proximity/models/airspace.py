@@ -17,6 +17,8 @@ class Repository(models.Model):
     path = models.CharField(max_length=1024, blank=True, help_text="local clone to watch")
     base_branch = models.CharField(max_length=255, default="main")
     watch = models.BooleanField(default=False)
+    # Opt-in: speculative merge checks of this repository's worktree pairs (services/merge_checks).
+    merge_checks = models.BooleanField(default=False)
     profile = models.CharField(max_length=32, default="radar-v1")
     webhook_url = models.URLField(blank=True, help_text="POST each trigger message here too")
     # Exact textual conflicts found by the last watch tick's dry-run merges (engine options shape).

@@ -224,6 +224,8 @@ def _card(a: ProximityAdvisory, told: dict[str, str]) -> Card:
         steer=a.steer.agent_id if a.steer else None,
         told=told,
         open_url=reverse("admin:proximity_proximityadvisory_change", args=[a.pk]),
+        symbols=[str(s.get("text", "")) for s in detail.get("symbols") or [] if s.get("text")],
+        merge_check=dict(detail.get("mergeCheck") or {}),
     )
 
 

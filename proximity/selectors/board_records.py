@@ -134,6 +134,11 @@ class Card:
     steer: str | None = None
     told: dict[str, str] = field(default_factory=dict)
     open_url: str = ""
+    #: the symbol channel's evidence, one sentence per item (who changes what, who uses it)
+    symbols: list[str] = field(default_factory=list)
+    #: the pair's speculative merge check: ``{"state": "checked" | "checking" | "not checked",
+    #: ...}``; empty when the repository has not opted in (shown as not checked, never clear)
+    merge_check: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,20 @@ def _stable_right_of_way(findings: list[Any], live: dict[str, ProximityAdvisory]
     return out
 
 
+def _stored_evidence(findings: list[Any], live: dict[str, ProximityAdvisory]) -> list[Any]:
+    """The pair's stored symbol evidence and merge-check state, when the check itself has none:
+    the scan that made the advisory read them from the worktrees this check does not open."""
+    out = []
+    for f in findings:
+        detail = (live[f.other].detail or {}) if f.other in live else {}
+        symbols = f.symbols or tuple(
+            str(s["text"]) for s in detail.get("symbols") or () if s.get("text")
+        )
+        merge = f.merge_check if f.merge_check is not None else detail.get("mergeCheck")
+        out.append(replace(f, symbols=symbols, merge_check=merge))
+    return out
+
+
 def edit_check(
     *,
     principal: Principal,
@@ -120,7 +134,7 @@ def edit_check(
     return CheckResult(
         agent=agent_id,
         repository=repo.name,
-        findings=tuple(_stable_right_of_way(findings, live)),
+        findings=tuple(_stored_evidence(_stable_right_of_way(findings, live), live)),
         source="server",
         coverage=coverage,
         reason=reason,

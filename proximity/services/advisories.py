@@ -116,6 +116,8 @@ def _upserts(
         fields["detail"] = advisory_detail(snaps[a_id], snaps[b_id])
         if adv.get("symbols"):  # the symbol channel's evidence: symbols and lines on each side
             fields["detail"]["symbols"] = adv["symbols"]
+        if adv.get("mergeCheck"):  # checked (when, what) / checking / not checked
+            fields["detail"]["mergeCheck"] = adv["mergeCheck"]
         pair = (agents[a_id].pk, agents[b_id].pk)
         advisory = live.get(pair)
         if advisory is None:

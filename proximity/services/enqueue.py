@@ -11,11 +11,12 @@ from typing import Any
 
 from celery import current_app
 
-__all__ = ["OVERLAP_RUN", "SCAN", "WEBHOOK", "enqueue"]
+__all__ = ["MERGE_CHECK", "OVERLAP_RUN", "SCAN", "WEBHOOK", "enqueue"]
 
 SCAN = "proximity.scan_repository"
 OVERLAP_RUN = "proximity.run_overlap_for_version"
 WEBHOOK = "proximity.deliver_webhook"
+MERGE_CHECK = "proximity.merge_check"
 
 
 def enqueue(task: str, *args: Any, countdown: float | None = None) -> None:

@@ -15,6 +15,7 @@ degraded coverage.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -33,6 +34,7 @@ from proximity.services.scan_requests import scan_enqueue
 
 if TYPE_CHECKING:
     from proximity.engine.symbols import SymbolData
+    from proximity.services.merge_checks import MergeInputs
 
 __all__ = ["scan_retry_backoff", "scan_run"]
 
@@ -86,6 +88,33 @@ def _symbol_inputs(
         log.info("symbols of %s: %s", repo.name, problem)
     digest = hashlib.sha256(f"{inputs.input_hash}:{read.digest()}".encode()).hexdigest()
     return replace(inputs, input_hash=digest), read.data
+
+
+def _merge_inputs(
+    repo: Repository, inputs: AirspaceInputs
+) -> tuple[AirspaceInputs, MergeInputs | None]:
+    """The merge checks of the agents' current trees (opted-in repositories only).
+
+    Read outside the row lock (git I/O, like the symbols); the states join the input hash, so
+    a check finishing makes the next scan a new one. Any failure leaves the pairs "not
+    checked", never clear.
+    """
+    if not repo.merge_checks:
+        return inputs, None
+    from proximity.services.merge_checks import merge_check_inputs
+
+    try:
+        merge = merge_check_inputs(repo)
+    except Exception:  # an unreadable worktree must not stop the scan
+        log.warning("merge checks of %s not read", repo.name, exc_info=True)
+        return inputs, None
+    if merge is None:
+        return inputs, None
+    options = {**inputs.airspace["options"], "mergeChecks": merge.options()}
+    key = json.dumps([inputs.input_hash, merge.digest_key()], separators=(",", ":"))
+    airspace = {**inputs.airspace, "options": options}
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    return replace(inputs, airspace=airspace, input_hash=digest), merge
 
 
 def _scan_row(repo: Repository, inputs: AirspaceInputs, now: datetime) -> ProximityScan:
@@ -211,6 +240,7 @@ def scan_run(
         return None
     repo, inputs = read
     inputs, symbols = _symbol_inputs(repo, inputs)
+    inputs, merge = _merge_inputs(repo, inputs)
     row = _scan_row(repo, inputs, now)
     if row.status == Status.DONE and row.input_order == repo.applied_input_order:
         with transaction.atomic():  # this row is the result applied now: nothing to redo
@@ -223,9 +253,16 @@ def scan_run(
         return None  # running elsewhere, or waiting out its backoff (the request is deferred)
     try:
         result = scan(inputs.airspace, profile=repo.profile, symbols=symbols)
+        if merge is not None:
+            merge.annotate(result)
         with transaction.atomic():
             _store(row, result, inputs, repo.scan_input_order, now)
             _finish_request(repo, repo.scan_requested_at)
     except Exception as exc:  # any failure must leave a reason, never a row stuck running
         _fail(row, repo, exc, now)
+        return row
+    if merge is not None and row.status == Status.DONE:
+        from proximity.services.merge_checks import merge_checks_plan
+
+        merge_checks_plan(repository=repo, trees=merge.trees, now=now)
     return row

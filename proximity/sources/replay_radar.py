@@ -18,6 +18,10 @@ replay time ago is given ``touchedAt = wall now - d`` (``recency="historical"``)
 clock's now (``recency="fresh"``: every applied edit counts as just made, the radar's recency
 switched off). Acknowledgements go through ``AgentSession.acknowledge`` (what ``radar ack``
 calls) into ``$RADAR_STATE_DIR``; they expire after ``ack_ttl_s`` of replay time.
+
+Bases: ``bases="as-read"`` (the product as shipped) hands every working set to the engine as
+read, each numbered on its own merge base; ``"mapped"`` (session mode only) first renumbers
+each other agent's hunks onto the asker's base (:mod:`proximity.sources.replay_bases`).
 """
 
 from __future__ import annotations
@@ -37,14 +41,16 @@ from proximity.agent.hook import run_hook
 from proximity.agent.local import local_check
 from proximity.agent.payloads import parse_payload
 from proximity.agent.session import AgentSession
-from proximity.agent.worktree import engine_entries
+from proximity.agent.worktree import engine_entries, merge_base
 from proximity.sources.git.workingset import WorkingSet, read_working_set
 from proximity.sources.git.worktrees import Worktree
+from proximity.sources.replay_bases import onto_base
 
 __all__ = ["GateAnswer", "RadarGate", "delete_payload", "edit_payload", "write_payload"]
 
 MODES = ("session", "hook")
 RECENCY = ("historical", "fresh")
+BASES = ("as-read", "mapped")
 _ACK = re.compile(r"`radar ack ([^`]+)`")
 # decide.py's finding lines: "- Traffic Advisory with OTHER (task ...): ..." / "OTHER: ..."
 _NAMED = re.compile(r"^- (?:Resolution|Traffic) Advisory with ([^\s:(]+)", re.MULTILINE)
@@ -101,12 +107,19 @@ class RadarGate:
         mode: str = "session",
         recency: str = "historical",
         ack_ttl_s: float = 240 * 60.0,
+        bases: str = "as-read",
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode: must be one of {', '.join(MODES)} (got {mode!r})")
         if recency not in RECENCY:
             raise ValueError(f"recency: must be one of {', '.join(RECENCY)} (got {recency!r})")
-        self.mode, self.recency, self.ack_ttl_s = mode, recency, ack_ttl_s
+        if bases not in BASES:
+            raise ValueError(f"bases: must be one of {', '.join(BASES)} (got {bases!r})")
+        if bases == "mapped" and mode == "hook":
+            raise ValueError("bases: 'mapped' needs mode 'session' (a hook process reads as-is)")
+        self.mode, self.recency, self.ack_ttl_s, self.bases = mode, recency, ack_ttl_s, bases
+        self._bases: dict[str, str | None] = {}
+        self._mapped: dict[tuple[str, str | None], tuple[WorkingSet, WorkingSet]] = {}
         self.worktrees: dict[str, Path] = {}
         self.started: dict[str, int] = {}
         self.touched: dict[str, dict[str, int]] = {}
@@ -123,9 +136,11 @@ class RadarGate:
         self.touched[agent] = {}
 
     def leave(self, agent: str) -> None:
-        for table in (self.worktrees, self.started, self.touched, self._sets, self._sessions):
+        for table in (self.worktrees, self.started, self.touched, self._sets, self._sessions,
+                      self._bases):  # fmt: skip
             table.pop(agent, None)
         self._stale.discard(agent)
+        self._mapped = {k: v for k, v in self._mapped.items() if k[0] != agent}
 
     def touch(self, agent: str, path: str, at: int) -> None:
         self.touched[agent][path] = at
@@ -135,6 +150,21 @@ class RadarGate:
         """The worktree changed outside :meth:`touch` (a resynchronisation)."""
         self._stale.add(agent)
         self._sessions.pop(agent, None)
+        self._bases.pop(agent, None)
+
+    def _base_of(self, agent: str) -> str | None:
+        """The agent's merge base with ``main``; it moves only when the agent resyncs."""
+        if agent not in self._bases:
+            self._bases[agent] = merge_base(self.worktrees[agent], "main")
+        return self._bases[agent]
+
+    def _onto(self, agent: str, ws: WorkingSet, asker: str) -> WorkingSet:
+        onto = self._base_of(asker)
+        cached = self._mapped.get((agent, onto))
+        if cached is None or cached[0] is not ws:
+            cached = (ws, onto_base(ws.path, ws, onto))
+            self._mapped[(agent, onto)] = cached
+        return cached[1]
 
     def _age_stamp(self, agent: str, path: str | None, now: int, wall: float) -> float:
         """The wall-clock stamp of the agent's last touch of ``path`` (``None``: its start)."""
@@ -157,6 +187,8 @@ class RadarGate:
                 ws = read_working_set(Worktree(str(path), agent, None, agent, "main"))
                 self._sets[agent] = ws
                 self._stale.discard(agent)
+            if self.bases == "mapped" and agent != asker:
+                ws = self._onto(agent, ws, asker)
             files = tuple(
                 replace(f, touched_at=_iso(self._age_stamp(agent, f.path, now, wall)))
                 for f in ws.files

@@ -178,8 +178,8 @@ class ReplayRepo:
         conflicts = tuple(sorted({p for p in parts[1:] if p})) if code == 1 else ()
         return parts[0].strip(), conflicts
 
-    def _override(self, tree: str, paths: Sequence[str], source: str) -> str:
-        """``tree`` with each of ``paths`` as in commit ``source`` (absent there: removed)."""
+    def _entries(self, source: str, paths: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """``path -> (mode, blob)`` in commit ``source`` for those of ``paths`` it has."""
         out = self.run(["ls-tree", "-r", "-z", source, "--", *paths])[1]
         found = {}
         for item in out.decode("utf-8", "surrogateescape").split("\0"):
@@ -187,15 +187,42 @@ class ReplayRepo:
                 meta, path = item.split("\t", 1)
                 mode, _, sha = meta.split()
                 found[path] = (mode, sha)
-        records = [
-            f"{found[p][0]} {found[p][1]}\t{p}" if p in found else f"0 {_ZERO}\t{p}" for p in paths
-        ]
+        return found
+
+    def _with_entries(self, tree: str, entries: Mapping[str, tuple[str, str] | None]) -> str:
+        """``tree`` with each path set to ``(mode, blob)`` (``None``: removed)."""
+        records = [f"{e[0]} {e[1]}\t{p}" if e else f"0 {_ZERO}\t{p}" for p, e in entries.items()]
         with tempfile.TemporaryDirectory(dir=self.scratch) as tmp:
             env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
             self.run(["read-tree", tree], extra=env)
             stdin = "".join(r + "\0" for r in records).encode("utf-8", "surrogateescape")
             self.run(["update-index", "-z", "--index-info"], extra=env, stdin=stdin)
             return self.text(["write-tree"], extra=env).strip()
+
+    def _override(self, tree: str, paths: Sequence[str], source: str) -> str:
+        """``tree`` with each of ``paths`` as in commit ``source`` (absent there: removed)."""
+        found = self._entries(source, paths)
+        return self._with_entries(tree, {p: found.get(p) for p in paths})
+
+    def _agent_wins_hunks(self, tree: str, paths: Sequence[str], tip: str, work: str) -> str:
+        """``tree`` with each conflicted path merged line by line, the agent's side winning
+        each conflicting hunk (``merge-file --theirs``) and the mainline's other changes kept,
+        as an agent resolving it would keep them; a path missing on a side, or binary, takes
+        the agent's version whole."""
+        base = self.text(["merge-base", tip, work]).strip()
+        sides = [self._entries(c, paths) if c else {} for c in (base, tip, work)]
+        entries: dict[str, tuple[str, str] | None] = {}
+        for path in paths:
+            old, ours, theirs = (side.get(path) for side in sides)
+            entries[path] = theirs
+            if old is None or ours is None or theirs is None:
+                continue
+            blobs = [self.blob(e[1]) for e in (ours, old, theirs)]
+            if all(_text(b) for b in blobs):
+                merged, _ = self._three_way(*blobs)
+                sha = self.text(["hash-object", "-w", "--stdin"], stdin=merged).strip()
+                entries[path] = (theirs[0], sha)
+        return self._with_entries(tree, entries)
 
     def merge_agent(self, agent: str, at: int, *, historical: str) -> MergeResult:
         """Merge the agent's work into ``main``; a conflicted path takes history's resolution."""
@@ -211,12 +238,12 @@ class ReplayRepo:
         return MergeResult(work, conflicts, same)
 
     def resync(self, agent: str, at: int) -> tuple[str, ...]:
-        """Merge ``main`` into the agent's work; a conflicted path keeps the agent's version."""
+        """Merge ``main`` into the agent's work; in a conflicted path the agent's hunks win."""
         work = self.snapshot(agent, at)
         tip = self.main()
         tree, conflicts = self.merge_tree(tip, work)
         if conflicts:
-            tree = self._override(tree, conflicts, work)
+            tree = self._agent_wins_hunks(tree, conflicts, tip, work)
         path = self.worktree(agent)
         self.run(["update-ref", f"refs/heads/{agent}", tip])
         self.run(["read-tree", "-u", "--reset", tree], cwd=path)

@@ -35,6 +35,7 @@ class ReplayReport:
     runs: dict[str, PolicyRun]
     figures: dict[str, ReplayFigures]
     hunks_per_second: dict[str, float]
+    bases: str = "as-read"
 
     def to_json(self) -> dict[str, Any]:
         h = self.history
@@ -42,7 +43,7 @@ class ReplayReport:
             "source": h.source, "ref": h.ref, "head": h.head, "start": h.start,
             "clockStart": h.clock_start, "prs": [p.number for p in h.prs],
             "mainlineSteps": len(h.mainline), "order": self.order, "recency": self.recency,
-            "mode": self.mode, "scorerVersion": SCORER_VERSION,
+            "mode": self.mode, "bases": self.bases, "scorerVersion": SCORER_VERSION,
             "policies": {
                 name: {
                     "figures": _clean(asdict(self.figures[name])),
@@ -79,6 +80,7 @@ def replay_window(
     resamples: int = 1000,
     seed: int = 0,
     keep: bool = False,
+    bases: str = "as-read",
 ) -> ReplayReport:
     """Run the baseline and each policy on the same schedule; write events and the summary."""
     out.mkdir(parents=True, exist_ok=True)
@@ -94,6 +96,7 @@ def replay_window(
                 runs[policy] = run_policy(
                     policy, repo=repo, start=history.start, events=events, prs=history.prs,
                     log=log, state_dir=root / f"state-{policy}", mode=mode, recency=recency,
+                    bases=bases,
                 )  # fmt: skip
         baseline = runs["ignore"]
         base_outcomes = {o.pr: o for o in baseline.outcomes()}
@@ -109,7 +112,7 @@ def replay_window(
     finally:
         if not keep:
             shutil.rmtree(root, ignore_errors=True)
-    report = ReplayReport(history, order, recency, mode, runs, figures, speed)
+    report = ReplayReport(history, order, recency, mode, runs, figures, speed, bases)
     (out / "summary.json").write_text(json.dumps(report.to_json(), indent=1), encoding="utf-8")
     return report
 
@@ -125,7 +128,8 @@ def format_report(report: ReplayReport) -> str:
     h = report.history
     lines = [
         f"replay of {h.source} ({len(h.prs)} pull requests, {len(h.mainline)} mainline steps, "
-        f"order by {report.order} time, recency {report.recency}, radar via {report.mode})",
+        f"order by {report.order} time, recency {report.recency}, radar via {report.mode}, "
+        f"bases {report.bases})",
         "| policy | conflicts /100 merges | avoided | avoided incl. resync | hunks delayed % | "
         "median delay h | denials | unnecessary % | RA per agent-hour | hunks/s |",
         "|---|---|---|---|---|---|---|---|---|---|",

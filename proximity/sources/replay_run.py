@@ -309,12 +309,13 @@ def run_policy(
     mode: str = "session",
     recency: str = "historical",
     ack_ttl_s: float = 240 * 60.0,
+    bases: str = "as-read",
 ) -> PolicyRun:
     """Replay ``events`` under ``policy`` from ``start`` in ``repo``; events go to ``log``."""
     if policy not in POLICIES:
         raise ValueError(f"policy: must be one of {', '.join(POLICIES)} (got {policy!r})")
     repo.reset_main(start)
-    gate = RadarGate(mode=mode, recency=recency, ack_ttl_s=ack_ttl_s)
+    gate = RadarGate(mode=mode, recency=recency, ack_ttl_s=ack_ttl_s, bases=bases)
     driver = _Driver(policy, repo, gate, {p.number: p for p in prs}, log)
     driver.replayed[start] = (repo.main(), 0)
     began = time.monotonic()

@@ -9,14 +9,15 @@ Times are seconds after ``T0``. Every file starts as 30 numbered lines.
 | #3 | b.py line 10 -> "pr3" | 300 | 5000 | |
 | #4 | c.py line 10 -> "same" | 400 | 1200 | |
 | #5 | c.py line 10 -> "same" | 600 | 2500 | #4's identical edit: RA, yet git merges cleanly |
-| #6 | b.py line 10 -> "pr6" | 2300 | 6000 | #3's edit is 2,000 s old: recency makes it Traffic |
+| #6 | b.py line 11 -> "pr6" | 2300 | 6000 | abuts #3's 2,000-s-old edit: recency makes it Traffic |
 
 A direct push on main at 1500 adds d.py. Baseline (ignore): #2 and #6 conflict at their merges
 (2 of 6). Obey: #2 is denied at 200 and waits for #1 (merged 1000: delay 800 s), then re-applies
 over #1's line (a conflict the agent resolves itself); #5 is denied at 600 and waits for #4
-(merged 1200: delay 600 s; the edit is already there); #6 is only told (Traffic) and still
-conflicts. So obey has 1 merge conflict (avoided 50 %), 2 of 6 hunks delayed, 2 denials of which
-1 (#5) unnecessary, 1 Traffic Advisory. Acknowledge: the same 2 denials, each acknowledged, and
+(merged 1200: delay 600 s; the edit is already there); #6 is only told (Traffic: adjacency
+decays with recency, overlap does not) and still conflicts (git conflicts on abutting lines).
+So obey has 1 merge conflict (avoided 50 %), 2 of 6 hunks delayed, 2 denials of which 1 (#5)
+unnecessary, 1 Traffic Advisory. Acknowledge: the same 2 denials, each acknowledged, and
 the baseline's 2 conflicts.
 """
 
@@ -34,9 +35,20 @@ SCENARIO = (
     (3, "b.py", 10, "pr3", 300, 5000),
     (4, "c.py", 10, "same", 400, 1200),
     (5, "c.py", 10, "same", 600, 2500),
-    (6, "b.py", 10, "pr6", 2300, 6000),
+    (6, "b.py", 11, "pr6", 2300, 6000),
 )
 PUSH_AT = 1500
+DAY = 86_400
+SLOW = (
+    # human-paced: the unmerged lines are days old when the other agent edits beside or on them
+    (1, "a.py", 5, "pr1", 100, 5 * DAY),
+    (2, "a.py", 5, "pr2", 2 * DAY, 6 * DAY),  # overlaps #1's 2-day-old line: still denied
+    (3, "b.py", 10, "pr3", 200, 4 * DAY),
+    (4, "b.py", 11, "pr4", DAY, 7 * DAY),  # abuts #3's 1-day-old line: decayed, not even told
+)
+"""Baseline: #2 and #4 conflict (2 of 4). Obey: #2 is denied at 2 days and waits for #1
+(3 days), its conflict avoided; #4's adjacency has decayed to the floor (clear), so it still
+conflicts: 1 of 4, avoided 50 %, 1 of 4 hunks delayed, no unnecessary denial."""
 
 
 def git(repo: Path, *args: str, at: int = 0) -> str:
@@ -131,4 +143,37 @@ def build_rich(root: Path) -> Path:
     git(root, "add", "notes.md")
     git(root, "commit", "-qm", "direct push", at=350)
     git(root, "merge", "-q", "--no-ff", "-m", "Merge pull request #12 from x/two", "two", at=400)
+    return root
+
+
+def build_bases(root: Path) -> Path:
+    """Two agents on different mainline bases: #1 forks at the base commit and changes a.py
+    line 20 (at 100); a direct push inserts 10 lines at the top of a.py (300); #3 forks from
+    that push and changes line 30, the same base line renumbered (1000). #1 merges at 5000, #3
+    conflicts with it at 6000. Compared as one base, line 20 and line 30 never meet."""
+    root.mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    (root / "a.py").write_text(numbered())
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base", at=0)
+    git(root, "checkout", "-q", "-b", "topic1")
+    _set_line(root, "a.py", 20, "pr1")
+    git(root, "commit", "-qam", "pr1: a.py line 20", at=100)
+    git(root, "checkout", "-q", "main")
+    (root / "a.py").write_text("".join(f"top {i}\n" for i in range(10)) + numbered())
+    git(root, "commit", "-qam", "direct push: 10 lines on top of a.py", at=300)
+    git(root, "checkout", "-q", "-b", "topic3")
+    _set_line(root, "a.py", 30, "pr3")
+    git(root, "commit", "-qam", "pr3: a.py line 30 (base line 20)", at=1000)
+    git(root, "checkout", "-q", "main")
+    git(root, "merge", "-q", "--no-ff", "-m", "Merge pull request #1 from x/topic1", "topic1",
+        at=5000)  # fmt: skip
+    try:
+        git(root, "merge", "-q", "--no-ff", "-m", "Merge pull request #3 from x/topic3",
+            "topic3", at=6000)  # fmt: skip
+    except AssertionError:  # history's resolution: #3's line wins
+        (root / "a.py").write_text("".join(f"top {i}\n" for i in range(10)) + numbered())
+        _set_line(root, "a.py", 30, "pr3")
+        git(root, "add", "a.py")
+        git(root, "commit", "-q", "--no-edit", at=6000)
     return root

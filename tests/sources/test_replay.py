@@ -11,8 +11,18 @@ from typing import Any
 import pytest
 
 from proximity.sources.replay_history import read_window
+from proximity.sources.replay_repo import ReplayRepo
 from proximity.sources.replay_report import ReplayReport, replay_window
-from tests.sources.replay_scenario import T0, build_rich, build_scenario, git
+from tests.sources.replay_scenario import (
+    DAY,
+    SLOW,
+    T0,
+    build_bases,
+    build_rich,
+    build_scenario,
+    git,
+    numbered,
+)
 
 POLICIES = ["ignore", "obey", "acknowledge"]
 
@@ -132,7 +142,7 @@ def test_the_hook_process_path_gives_the_same_answers_and_fresh_recency_denies_t
     assert hooked.figures["obey"].conflicts == 1
     fresh = replay_window(history, policies=["obey"], out=tmp_path / "fresh", work=tmp_path,
                           recency="fresh", resamples=20)  # fmt: skip
-    # #3's 2,000-second-old edit now counts as just made: #6 is denied and waits for #3
+    # #3's 2,000-second-old abutting edit now counts as just made: #6 is denied, waits for #3
     assert fresh.figures["obey"].conflicts == 0
     delays = sorted(d for o in fresh.runs["obey"].outcomes() for d in o.delays_s)
     assert delays == [600.0, 800.0, 2700.0]
@@ -185,3 +195,82 @@ def test_a_branch_merging_the_mainline_in_skips_that_merge_but_keeps_its_own_sid
     (pr,) = read_window(repo, max_prs=1).prs
     assert pr.skipped_merges == 1
     assert [sorted(f.path for f in c.files) for c in pr.commits] == [["t.py"], ["s.py"]]
+
+
+def test_overlap_days_old_is_still_denied_and_avoided_while_adjacency_decays(
+    tmp_path: Path,
+) -> None:
+    """Human pace (replay_scenario.SLOW): the other side's unmerged overlapping line conflicts
+    at merge however old it is, so obey denies it; an abutting line days old is clear."""
+    repo = build_scenario(tmp_path / "source", SLOW)
+    report = replay_window(read_window(repo, max_prs=10), policies=["obey"], out=tmp_path / "o",
+                           work=tmp_path, resamples=20)  # fmt: skip
+    base, obey = report.figures["ignore"], report.figures["obey"]
+    assert (base.conflicts, base.merges) == (2, 4)
+    assert (obey.conflicts, obey.denials, obey.unnecessary_denials, obey.delayed_hunks) == (
+        1, 1, 0, 1,
+    )  # fmt: skip
+    assert obey.avoided is not None
+    assert obey.avoided.estimate == 0.5
+    rows = events(tmp_path / "o", "obey")
+    denials = [(e["agent"], e["others"], e["t"] - T0) for e in rows if e["kind"] == "deny"]
+    assert denials == [("pr-2", ["pr-1"], 2 * DAY)]
+    assert not [e for e in rows if e["kind"] == "advisory"]  # #4 beside #3: decayed to clear
+    merges = {e["agent"]: e["conflicts"] for e in rows if e["kind"] == "merge"}
+    assert merges == {"pr-1": [], "pr-2": [], "pr-3": [], "pr-4": ["b.py"]}
+    delays = sorted(d for o in report.runs["obey"].outcomes() for d in o.delays_s)
+    assert delays == [3.0 * DAY]  # denied at 2 days, #1 merged at 5
+
+
+@pytest.mark.parametrize(("bases", "conflicts", "denials"), [("as-read", 1, 0), ("mapped", 0, 1)])
+def test_lines_on_different_bases_meet_only_once_renumbered_onto_one_base(
+    tmp_path: Path, bases: str, conflicts: int, denials: int
+) -> None:
+    """replay_scenario.build_bases: as read, #1's line 20 (on the base commit) and #3's line 30
+    (after a push added 10 lines) look apart; mapped onto #3's base they are one line."""
+    repo = build_bases(tmp_path / "source")
+    history = read_window(repo, max_prs=5)
+    assert [p.number for p in history.prs] == [1, 3]
+    report = replay_window(history, policies=["obey"], out=tmp_path / "o", work=tmp_path,
+                           resamples=20, bases=bases)  # fmt: skip
+    base, obey = report.figures["ignore"], report.figures["obey"]
+    assert (base.conflicts, base.merges) == (1, 2)
+    assert (obey.conflicts, obey.denials) == (conflicts, denials)
+    start3 = next(e for e in events(tmp_path / "o", "obey") if e["kind"] == "start"
+                  and e["agent"] == "pr-3")  # fmt: skip
+    assert start3["base"] != history.start  # #3 really forks from the pushed commit
+    if denials:
+        delays = [d for o in report.runs["obey"].outcomes() for d in o.delays_s]
+        assert delays == [4000.0]  # denied at 1000, #1 merged at 5000
+
+
+def test_a_resynchronisation_keeps_the_mainlines_other_changes_in_a_conflicted_file(
+    tmp_path: Path,
+) -> None:
+    """The agent's side wins only the conflicting hunk: #1's line 25 survives #2's resync."""
+    source = tmp_path / "source"
+    source.mkdir()
+    git(source, "init", "-q", "-b", "main")
+    (source / "a.py").write_text(numbered())
+    git(source, "add", "-A")
+    git(source, "commit", "-qm", "base", at=0)
+    base = git(source, "rev-parse", "HEAD")
+    repo = ReplayRepo.create(tmp_path / "replay", source=source, start=base)
+
+    def edit(agent: str, changes: dict[int, str]) -> Path:
+        path = repo.worktree(agent) / "a.py"
+        lines = path.read_text().splitlines()
+        for line, text in changes.items():
+            lines[line - 1] = text
+        path.write_text("\n".join(lines) + "\n")
+        return path
+
+    repo.add_agent("pr-1")
+    repo.add_agent("pr-2", base)
+    edit("pr-1", {5: "pr1", 25: "pr1 too"})
+    assert repo.merge_agent("pr-1", 1000, historical=base).conflicts == ()
+    mine = edit("pr-2", {5: "pr2", 15: "pr2 too"})
+    assert repo.resync("pr-2", 1500) == ("a.py",)
+    lines = mine.read_text().splitlines()
+    assert (lines[4], lines[14], lines[24]) == ("pr2", "pr2 too", "pr1 too")
+    assert git(source, "rev-parse", "HEAD") == base  # the source is only read

@@ -88,6 +88,9 @@ class Options:
     closure_threshold: float = 0.002
     overlap_floor: float | None = None
     conflicts: tuple[PairConflict, ...] = ()
+    merge_checks: tuple[PairConflict, ...] = ()
+    """Pairs whose speculative merge check found merge-only problems (``options.mergeChecks``:
+    ``files`` are the problems' paths); a profile with the ``merge-check`` channel reads them."""
     history: Mapping[str, tuple[tuple[float, float], ...]] = field(default_factory=dict)
 
 

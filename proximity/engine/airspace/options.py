@@ -38,14 +38,14 @@ def _thresholds(value: Any) -> dict[str, float]:
     return out
 
 
-def _conflicts(value: Any) -> tuple[PairConflict, ...]:
+def _conflicts(value: Any, key: str = "conflicts") -> tuple[PairConflict, ...]:
     if value is None:
         return ()
     if not isinstance(value, list):
-        raise AirspaceInputError("options.conflicts", "must be a list")
+        raise AirspaceInputError(f"options.{key}", "must be a list")
     out = []
     for k, item in enumerate(value):
-        where = f"options.conflicts[{k}]"
+        where = f"options.{key}[{k}]"
         if not isinstance(item, Mapping) or not all(isinstance(item.get(x), str) for x in "ab"):
             raise AirspaceInputError(where, "must be {a, b, files}")
         files = item.get("files") or []
@@ -100,6 +100,7 @@ def parse_options(raw: Mapping[str, Any]) -> Options:
         closure_threshold=_opt(raw, "closureThreshold", 0.002, low=-1e300),
         overlap_floor=_floor(raw.get("overlapFloor")),
         conflicts=_conflicts(raw.get("conflicts")),
+        merge_checks=_conflicts(raw.get("mergeChecks"), "mergeChecks"),
         history=_history(raw.get("history")),
     )
 

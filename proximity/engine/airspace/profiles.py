@@ -9,7 +9,7 @@ from proximity.engine.airspace.model import Options
 
 __all__ = ["DEFAULT_PROFILE", "PROFILES", "SCORER_VERSION", "Profile", "Settings", "resolve"]
 
-SCORER_VERSION = "airspace-2026.11.4"
+SCORER_VERSION = "airspace-2026.11.5"
 """Bumped whenever any profile's numbers can change; travels with every result."""
 
 
@@ -30,6 +30,10 @@ class Profile:
     symbol_strengths: Mapping[str, float] | None = None
     """For a profile with the ``symbol`` channel: :class:`~proximity.engine.symbols.Strengths`
     fields (kept as plain data so loading a profile loads no symbol code)."""
+    overlap_recency_floor: float | None = None
+    """Recency floor of the overlap channel alone (``None``: the options' ``recencyFloor``).
+    A line another agent changed and has not merged conflicts at merge however old the edit,
+    so exact overlap need not fade; adjacency and the rest model attention and keep decaying."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +47,7 @@ class Settings:
     ta: float
     ra: float
     overlap_floor: float | None = None
+    overlap_recency_floor: float | None = None
 
     def weight(self, channel: str) -> float:
         return self.weights[self.profile.channels.index(channel)]
@@ -70,6 +75,9 @@ _RADAR_V1 = Profile(
     ta=0.35,
     ra=0.7,
     overlap_floor=1.0,
+    # Unmerged overlapping lines conflict days later as surely as minutes later: the replay of
+    # pip found decayed overlap silenced every denial at human timescales (airspace-2026.11.5).
+    overlap_recency_floor=1.0,
 )
 
 PROFILES: Mapping[str, Profile] = {
@@ -91,9 +99,13 @@ PROFILES: Mapping[str, Profile] = {
     "radar-v1-symbols": replace(
         _RADAR_V1,
         name="radar-v1-symbols",
-        channels=(*_RADAR_V1.channels, "symbol"),
+        # merge-check: a done speculative merge check of the pair's current trees found a
+        # problem only the merge has (options.mergeChecks); like a textual conflict it is a
+        # fact, not a likelihood, so it weighs 1.0 and makes a Resolution Advisory. No input:
+        # the column is 0 and every risk is unchanged to the bit.
+        channels=(*_RADAR_V1.channels, "symbol", "merge-check"),
         # the strengths are the risks of each symbol item alone, so the channel weighs 1.0
-        weights={**_RADAR_V1.weights, "symbol": 1.0},
+        weights={**_RADAR_V1.weights, "symbol": 1.0, "merge-check": 1.0},
         symbol_strengths={
             "breaking": 0.8,
             "returns": 0.6,
@@ -129,4 +141,5 @@ def resolve(profile: Profile, options: Options) -> Settings:
         overlap_floor=(
             profile.overlap_floor if options.overlap_floor is None else options.overlap_floor
         ),
+        overlap_recency_floor=profile.overlap_recency_floor,
     )

@@ -29,6 +29,8 @@ class RadarArrays(NamedTuple):
     unit_agent: Ints
     unit_key: Ints
     unit_weight: Floats
+    unit_overlap_weight: Floats
+    """``unit_weight`` with the overlap channel's recency floor (``overlap_floor``)."""
     unit_whole: NDArray[np.bool_]
     regions: IntervalSets
     intent: list[list[str]]
@@ -45,7 +47,7 @@ def _doubled(change: FileChange) -> list[tuple[int, int]] | None:
     return None
 
 
-def _weights(airspace: Airspace, now_ms: float) -> Floats:
+def _weights(airspace: Airspace, now_ms: float, floor: float) -> Floats:
     """Vectorised :func:`.recency.recency_weight`, the same float operations."""
     opts = airspace.options
     files = [f for a in airspace.agents for f in a.files]
@@ -53,7 +55,7 @@ def _weights(airspace: Airspace, now_ms: float) -> Floats:
     touched = np.array([np.nan if f.touched_at_ms is None else f.touched_at_ms for f in files])
     base = np.minimum(1.0, np.maximum(0.0, raw))
     age = np.maximum(0.0, (now_ms - np.nan_to_num(touched)) / 1000.0)
-    decay = opts.recency_floor + (1.0 - opts.recency_floor) * 0.5 ** (age / opts.half_life_s)
+    decay = floor + (1.0 - floor) * 0.5 ** (age / opts.half_life_s)
     weights: Floats = np.where(np.isnan(touched), base, base * decay)
     return weights
 
@@ -77,9 +79,16 @@ def _merge(unit: Ints, start: Ints, end: Ints, n_units: int) -> IntervalSets:
     return IntervalSets(ptr, new_start, new_end)
 
 
-def radar_arrays(airspace: Airspace, now_ms: float) -> RadarArrays:
+def radar_arrays(
+    airspace: Airspace, now_ms: float, *, overlap_floor: float | None = None
+) -> RadarArrays:
+    """``overlap_floor``: the profile's ``overlap_recency_floor`` (``None``: no separate floor)."""
     files = [(a, f) for a, agent in enumerate(airspace.agents) for f in agent.files]
-    weight = _weights(airspace, now_ms)
+    floor = airspace.options.recency_floor
+    weight = _weights(airspace, now_ms, floor)
+    sticky = (
+        weight if overlap_floor is None else _weights(airspace, now_ms, max(floor, overlap_floor))
+    )
     paths = list(dict.fromkeys(f.path for _, f in files))
     pid = {p: k for k, p in enumerate(paths)}
     agent = np.array([a for a, _ in files], dtype=np.int64)
@@ -91,8 +100,9 @@ def radar_arrays(airspace: Airspace, now_ms: float) -> RadarArrays:
     unit_code = agent * max(len(keys), 1) + key
     codes, unit_of = np.unique(unit_code, return_inverse=True)
     n_units = len(codes)
-    unit_weight = np.zeros(n_units)
+    unit_weight, unit_overlap_weight = np.zeros(n_units), np.zeros(n_units)
     np.maximum.at(unit_weight, unit_of, weight)
+    np.maximum.at(unit_overlap_weight, unit_of, sticky)
     regions = [_doubled(f) for _, f in files]
     whole = np.zeros(n_units, dtype=bool)
     whole[unit_of[[k for k, r in enumerate(regions) if r is None]]] = True
@@ -108,7 +118,15 @@ def radar_arrays(airspace: Airspace, now_ms: float) -> RadarArrays:
     intent = [[i.path for i in a.intent if i.active(now_ms)] for a in airspace.agents]
     n_keys = max(len(keys), 1)
     return RadarArrays(
-        paths, holders, codes // n_keys, codes % n_keys, unit_weight, whole, merged, intent
+        paths,
+        holders,
+        codes // n_keys,
+        codes % n_keys,
+        unit_weight,
+        unit_overlap_weight,
+        whole,
+        merged,
+        intent,
     )
 
 

@@ -48,6 +48,7 @@ def _overlap_adjacency(arrays: RadarArrays, n: int, floor: float | None) -> tupl
     """Units (agent, base key) sharing a key, as pairs for small groups and blocks for hot ones."""
     overlap, adjacency = np.zeros((n, n)), np.zeros((n, n))
     agent, key, weight = arrays.unit_agent, arrays.unit_key, arrays.unit_weight
+    sticky = arrays.unit_overlap_weight
     if len(agent) == 0:
         return overlap, adjacency
     order = np.lexsort((agent, key))
@@ -59,9 +60,8 @@ def _overlap_adjacency(arrays: RadarArrays, n: int, floor: float | None) -> tupl
     keep = agent[x] < agent[y]
     x, y = x[keep], y[keep]
     inter, touch = pair_intervals(interval_sets, x, y)
-    _score(
-        overlap, adjacency, (agent, weight, whole, interval_sets.size), x, y, inter, touch, floor
-    )
+    fields = (agent, weight, sticky, whole, interval_sets.size)
+    _score(overlap, adjacency, fields, x, y, inter, touch, floor)
     for g in np.flatnonzero(size >= _BLOCK).tolist():
         members = order[ptr[g] : ptr[g + 1]]
         block, near = block_intervals(interval_sets, members, members)
@@ -71,7 +71,6 @@ def _overlap_adjacency(arrays: RadarArrays, n: int, floor: float | None) -> tupl
         check = near[bx, by] & (shared == 0)
         touching = np.zeros(len(bx_units), dtype=bool)
         touching[check] = pair_intervals(interval_sets, bx_units[check], by_units[check])[1]
-        fields = (agent, weight, whole, interval_sets.size)
         _score(overlap, adjacency, fields, bx_units, by_units, shared, touching, floor)
     return overlap, adjacency
 
@@ -79,21 +78,20 @@ def _overlap_adjacency(arrays: RadarArrays, n: int, floor: float | None) -> tupl
 def _score(
     overlap: Floats,
     adjacency: Floats,
-    fields: tuple[Ints, Floats, NDArray[np.bool_], Ints],
+    fields: tuple[Ints, Floats, Floats, NDArray[np.bool_], Ints],
     x: Ints,
     y: Ints,
     inter: NDArray[np.float64] | Ints,
     near: NDArray[np.bool_],
     floor: float | None,
 ) -> None:
-    agent, weight, whole, size = fields
+    agent, weight, sticky, whole, size = fields
     smallest = np.maximum(np.minimum(size[x], size[y]), 1)
     coefficient = np.where(whole[x] | whole[y], 1.0, inter / smallest)
     if floor is not None:
         coefficient = np.where(coefficient > 0, np.maximum(coefficient, floor), coefficient)
-    w = weight[x] * weight[y]
-    _write(overlap, agent[x], agent[y], w * coefficient)
-    _write(adjacency, agent[x], agent[y], w, (coefficient == 0) & near)
+    _write(overlap, agent[x], agent[y], sticky[x] * sticky[y] * coefficient)
+    _write(adjacency, agent[x], agent[y], weight[x] * weight[y], (coefficient == 0) & near)
 
 
 def _dependency(airspace: Airspace, arrays: RadarArrays, n: int, settings: Settings) -> Floats:
@@ -157,7 +155,7 @@ def _tree(arrays: RadarArrays, n: int) -> Floats:
 
 def score_radar_fast(airspace: Airspace, settings: Settings, now_ms: float) -> PairTable:
     """radar-v1 channels for every pair with a non-zero channel, ``i < j`` in input order."""
-    arrays = radar_arrays(airspace, now_ms)
+    arrays = radar_arrays(airspace, now_ms, overlap_floor=settings.overlap_recency_floor)
     n = len(airspace.agents)
     overlap, adjacency = _overlap_adjacency(arrays, n, settings.overlap_floor)
     matrices = (

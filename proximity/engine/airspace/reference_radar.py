@@ -26,25 +26,46 @@ Interval = tuple[int, int]
 
 
 class WorkingSet:
-    """An agent's files with radar-v1 weights, base regions and active intent."""
+    """An agent's files with radar-v1 weights, base regions and active intent.
 
-    def __init__(self, agent: Agent, now_ms: float, floor: float, half_life_s: float) -> None:
+    ``overlap_weights`` (per base key) take ``overlap_floor`` as their recency floor, the
+    profile's ``overlap_recency_floor``; ``key_weights`` the same decay as every channel.
+    """
+
+    def __init__(
+        self,
+        agent: Agent,
+        now_ms: float,
+        floor: float,
+        half_life_s: float,
+        *,
+        overlap_floor: float | None = None,
+    ) -> None:
         self.weights: dict[str, float] = {}
         by_key: dict[str, list[list[Interval] | None]] = {}
         self.key_weights: dict[str, float] = {}
+        self.overlap_weights: dict[str, float] = {}
+        sticky = floor if overlap_floor is None else max(floor, overlap_floor)
         for f in agent.files:
             w = recency_weight(f, now_ms, floor=floor, half_life_s=half_life_s)
             self.weights[f.path] = max(w, self.weights.get(f.path, 0.0))
             key = base_key(f)
             by_key.setdefault(key, []).append(base_regions(f))
             self.key_weights[key] = max(w, self.key_weights.get(key, 0.0))
+            wo = recency_weight(f, now_ms, floor=sticky, half_life_s=half_life_s)
+            self.overlap_weights[key] = max(wo, self.overlap_weights.get(key, 0.0))
         self.regions = {key: union(regions) for key, regions in by_key.items()}
         self.intent = [i.path for i in agent.intent if i.active(now_ms)]
 
 
-def working_sets(airspace: Airspace, now_ms: float) -> list[WorkingSet]:
+def working_sets(
+    airspace: Airspace, now_ms: float, *, overlap_floor: float | None = None
+) -> list[WorkingSet]:
     opts = airspace.options
-    return [WorkingSet(a, now_ms, opts.recency_floor, opts.half_life_s) for a in airspace.agents]
+    return [
+        WorkingSet(a, now_ms, opts.recency_floor, opts.half_life_s, overlap_floor=overlap_floor)
+        for a in airspace.agents
+    ]
 
 
 def _overlap_adjacency(a: WorkingSet, b: WorkingSet, floor: float | None) -> tuple[float, float]:
@@ -54,7 +75,7 @@ def _overlap_adjacency(a: WorkingSet, b: WorkingSet, floor: float | None) -> tup
         coefficient = region_overlap(a.regions[key], b.regions[key])
         if floor is not None and coefficient > 0:
             coefficient = max(coefficient, floor)
-        overlap = max(overlap, w * coefficient)
+        overlap = max(overlap, a.overlap_weights[key] * b.overlap_weights[key] * coefficient)
         if coefficient == 0 and abuts(a.regions[key], b.regions[key]):
             adjacency = max(adjacency, w)
     return overlap, adjacency
@@ -133,7 +154,7 @@ def conflict_pairs(airspace: Airspace) -> set[frozenset[str]]:
 
 def score_radar_reference(airspace: Airspace, settings: Settings, now_ms: float) -> PairTable:
     """Every pair, one at a time; pairs whose channels are all 0 are dropped."""
-    sets = working_sets(airspace, now_ms)
+    sets = working_sets(airspace, now_ms, overlap_floor=settings.overlap_recency_floor)
     graph = undirected_graph(airspace.adjacency)
     conflicts = conflict_pairs(airspace)
     ids = [a.agent_id for a in airspace.agents]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from proximity.engine.airspace.ecc_fast import score_ecc_fast
 from proximity.engine.airspace.model import Airspace
@@ -18,6 +21,8 @@ __all__ = ["ENGINES", "score"]
 
 ENGINES = ("fast", "reference")
 SYMBOL = "symbol"
+MERGE_CHECK = "merge-check"
+EXTRAS = (SYMBOL, MERGE_CHECK)
 
 
 def score(
@@ -31,37 +36,79 @@ def score(
         return (
             score_ecc_fast(airspace, settings) if fast else score_ecc_reference(airspace, settings)
         )
-    if SYMBOL in settings.profile.channels:
-        return _with_symbols(airspace, settings, now_ms, engine)
+    if any(c in settings.profile.channels for c in EXTRAS):
+        return _with_extras(airspace, settings, now_ms, engine)
     if engine == "fast":
         return score_radar_fast(airspace, settings, now_ms)
     return score_radar_reference(airspace, settings, now_ms)
 
 
-def _with_symbols(airspace: Airspace, settings: Settings, now_ms: float, engine: str) -> PairTable:
-    """The radar channels, then the ``symbol`` column (last in the profile's order); pairs
-    interacting through either are kept, in the radar tables' pair order."""
-    channels = tuple(c for c in settings.profile.channels if c != SYMBOL)
+def _with_extras(airspace: Airspace, settings: Settings, now_ms: float, engine: str) -> PairTable:
+    """The radar channels, then each extra column (``symbol``, ``merge-check``: last in the
+    profile's order); pairs interacting through any are kept, in the radar tables' pair order."""
+    names = settings.profile.channels
+    channels = tuple(c for c in names if c not in EXTRAS)
+    if names[: len(channels)] != channels:
+        raise ValueError(f"profile {settings.profile.name}: {EXTRAS} must come last")
     text_settings = replace(settings, profile=replace(settings.profile, channels=channels))
-    text = score(airspace, text_settings, now_ms, engine=engine)
+    table = score(airspace, text_settings, now_ms, engine=engine)
+    for name in names[len(channels) :]:
+        if name == SYMBOL:
+            table = _symbol_column(airspace, settings, table, engine)
+        else:
+            table = _merge_check_column(airspace, table)
+    return table
+
+
+def _symbol_column(
+    airspace: Airspace, settings: Settings, table: PairTable, engine: str
+) -> PairTable:
     if airspace.symbols is None or not airspace.symbols.sides:
-        zero = np.zeros((len(text.i), 1))
-        return PairTable(text.i, text.j, np.hstack([text.channels, zero]), {})
+        zero = np.zeros((len(table.i), 1))
+        return PairTable(table.i, table.j, np.hstack([table.channels, zero]), {})
     from proximity.engine.symbols.channel import Strengths, symbol_scores
 
     strengths = Strengths.of(settings.profile.symbol_strengths or {})
     ids = [a.agent_id for a in airspace.agents]
     found = symbol_scores(ids, airspace.symbols, strengths, engine=engine)
-    n = max(len(ids), 1)
-    text_keys, found_keys = text.i * n + text.j, found.i * n + found.j  # both ascending
+    return _append(table, found.i, found.j, np.clip(found.value, 0, 1), len(ids), found.items)
+
+
+def _merge_check_column(airspace: Airspace, table: PairTable) -> PairTable:
+    """1.0 for a pair whose merge check found a problem only the merge has, else 0."""
+    index = {a.agent_id: k for k, a in enumerate(airspace.agents)}
+    pairs = sorted(
+        {
+            (min(index[c.a], index[c.b]), max(index[c.a], index[c.b]))
+            for c in airspace.options.merge_checks
+            if c.a in index and c.b in index and c.a != c.b
+        }
+    )
+    i = np.array([p[0] for p in pairs], dtype=np.int64)
+    j = np.array([p[1] for p in pairs], dtype=np.int64)
+    return _append(table, i, j, np.ones(len(pairs)), max(len(index), 1), table.evidence)
+
+
+def _append(
+    table: PairTable,
+    i: NDArray[np.int64],
+    j: NDArray[np.int64],
+    values: NDArray[np.float64],
+    n: int,
+    evidence: Mapping[tuple[int, int], Any] | None,
+) -> PairTable:
+    """``table`` plus one column, ``values`` at pairs ``(i, j)`` (ascending), 0 elsewhere."""
+    n = max(n, 1)
+    width = table.channels.shape[1]
+    text_keys, found_keys = table.i * n + table.j, i * n + j  # both ascending
     at = np.minimum(np.searchsorted(text_keys, found_keys), max(len(text_keys) - 1, 0))
     if len(text_keys) and np.array_equal(text_keys[at], found_keys):
         # Usual case (the tree channel pairs nearly everyone): no new pair, one new column.
-        out = np.hstack([text.channels, np.zeros((len(text_keys), 1))])
-        out[at, len(channels)] = np.clip(found.value, 0, 1)
-        return PairTable(text.i, text.j, out, found.items)
+        out = np.hstack([table.channels, np.zeros((len(text_keys), 1))])
+        out[at, width] = values
+        return PairTable(table.i, table.j, out, evidence)
     keys = np.union1d(text_keys, found_keys)
-    out = np.zeros((len(keys), len(channels) + 1))
-    out[np.searchsorted(keys, text_keys), : len(channels)] = text.channels
-    out[np.searchsorted(keys, found_keys), len(channels)] = np.clip(found.value, 0, 1)
-    return PairTable(keys // n, keys % n, out, found.items)
+    out = np.zeros((len(keys), width + 1))
+    out[np.searchsorted(keys, text_keys), :width] = table.channels
+    out[np.searchsorted(keys, found_keys), width] = values
+    return PairTable(keys // n, keys % n, out, evidence)

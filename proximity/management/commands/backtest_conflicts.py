@@ -1,13 +1,18 @@
 """``manage.py backtest_conflicts``: mine concurrent pull-request pairs, or score mined pairs.
 
 Mining: ``backtest_conflicts REPO [--since DATE] [--max-pairs N] [--out pairs.jsonl]`` (read-only on
-REPO). Scoring: ``backtest_conflicts --score pairs.jsonl --profile NAME``.
+REPO); ``--build-breaks`` also labels each textually clean pair by the static merge check and adds
+its symbol data. Scoring: ``backtest_conflicts --score pairs.jsonl --profile NAME``
+(``--build-breaks``: the symbol channel's recall on build breaks and its alarm rate).
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable
+from contextlib import ExitStack
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,15 +20,32 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from proximity.engine.airspace import PROFILES, scan
 from proximity.engine.evaluation.backtest import pair_from_json
+from proximity.engine.evaluation.buildbreaks import (
+    build_break_report,
+    clean_pairs,
+    format_build_break_reports,
+    symbol_profile_scorer,
+)
 from proximity.engine.evaluation.calibration import artefact_from_json
 from proximity.engine.evaluation.report import backtest_reports, format_reliability, format_reports
-from proximity.engine.evaluation.scoring import profile_scorer
+from proximity.engine.evaluation.scoring import profile_scorer, split_by_time
 from proximity.sources.backtest import (
+    Candidate,
     concurrent_candidates,
     mine_pairs,
     read_pull_requests,
     sample_candidates,
 )
+from proximity.sources.backtest.buildbreaks import label_build_breaks, scratch_env
+
+
+def _after(sample: list[Candidate], date: str) -> list[Candidate]:
+    """Sampled pairs whose two PRs merged on or after ``date`` (weights kept: same sample)."""
+    try:
+        moment = datetime.fromisoformat(date).replace(tzinfo=UTC).timestamp()
+    except ValueError as exc:
+        raise CommandError(f"--after: {exc}") from exc
+    return [c for c in sample if min(c.a.merged_at, c.b.merged_at) >= moment]
 
 
 class Command(BaseCommand):
@@ -40,6 +62,21 @@ class Command(BaseCommand):
         parser.add_argument("--out", help="write pairs JSONL here (default stdout)")
         parser.add_argument("--repo-name", help="name recorded in pair ids (default folder name)")
         parser.add_argument("--no-imports", action="store_true", help="skip import edges")
+        parser.add_argument(
+            "--build-breaks",
+            action="store_true",
+            help="mining: label clean pairs by the static merge check and add symbol data; "
+            "scoring: report recall on build breaks and the alarm rate",
+        )
+        parser.add_argument(
+            "--check-timeout", type=float, default=120.0, help="seconds per merge check"
+        )
+        parser.add_argument(
+            "--after",
+            help="mine only sampled pairs whose two PRs merged on or after this ISO date "
+            "(the sample itself is unchanged)",
+        )
+        parser.add_argument("--cut", help="scoring: also report before/after this ISO date")
         parser.add_argument("--score", metavar="PAIRS", help="score this pairs JSONL instead")
         parser.add_argument("--profile", default="radar-v1", choices=sorted(PROFILES))
         parser.add_argument("--options", default="{}", help="scan options JSON for the profile")
@@ -64,8 +101,21 @@ class Command(BaseCommand):
         prs = read_pull_requests(repo, ref=o["ref"], since=o["since"])
         candidates = concurrent_candidates(prs)
         sample = sample_candidates(candidates, max_pairs=o["max_pairs"], seed=o["seed"])
+        if o["after"]:
+            sample = _after(sample, o["after"])
         name = o["repo_name"] or (repo.resolve().parent.name if repo.name == ".git" else repo.name)
         records = mine_pairs(repo, sample, repo_name=name, with_imports=not o["no_imports"])
+        with ExitStack() as stack:
+            if o["build_breaks"]:
+                env = stack.enter_context(scratch_env(repo))
+                records = label_build_breaks(repo, records, env, timeout=o["check_timeout"])
+            written = self._write(o, records)
+        self.stderr.write(
+            f"{len(prs)} pull requests, {len(candidates)} concurrent candidates, "
+            f"{len(sample)} sampled, {written} pairs written"
+        )
+
+    def _write(self, o: dict[str, Any], records: Iterable[dict[str, Any]]) -> int:
         lines = (json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n" for r in records)
         written = 0
         if o["out"]:
@@ -77,10 +127,7 @@ class Command(BaseCommand):
             for line in lines:
                 sys.stdout.write(line)
                 written += 1
-        self.stderr.write(
-            f"{len(prs)} pull requests, {len(candidates)} concurrent candidates, "
-            f"{len(sample)} sampled, {written} pairs written"
-        )
+        return written
 
     def _score(self, o: dict[str, Any]) -> None:
         path = Path(o["score"])
@@ -99,7 +146,13 @@ class Command(BaseCommand):
             "traffic": given.get("ta", profile.ta),
             "resolution": given.get("ra", profile.ra),
         }
-        scorer = profile_scorer(scan, o["profile"], options=opts, engine=o["engine"])
+        # Pairs mined with --build-breaks carry symbol data; only a profile with the symbol
+        # channel is fed it, so every other profile's figures are computed exactly as before.
+        make = symbol_profile_scorer if "symbol" in profile.channels else profile_scorer
+        scorer = make(scan, o["profile"], options=opts, engine=o["engine"])
+        if o["build_breaks"]:
+            self._build_breaks(o, pairs, scorer, thresholds)
+            return
         reports = backtest_reports(
             pairs,
             {o["profile"]: scorer},
@@ -112,6 +165,46 @@ class Command(BaseCommand):
         self.stdout.write(format_reliability(reports[0]))
         if o["calibration"]:
             self._calibrated(o, pairs, scorer)
+
+    def _build_breaks(
+        self, o: dict[str, Any], pairs: list[Any], scorer: Any, thresholds: dict[str, float]
+    ) -> None:
+        slices: list[tuple[str, Any]] = [("all", pairs)]
+        if o["cut"]:
+            train, test, dropped = split_by_time(pairs, o["cut"])
+            slices += [(f"before {o['cut']}", train), (f"from {o['cut']}", test)]
+            self.stdout.write(f"{dropped} pairs straddle {o['cut']} (dropped from the slices)")
+        reports, textual = [], []
+        base = profile_scorer(scan, "radar-v1", engine=o["engine"])
+        for name, chunk in slices:
+            clean, unchecked = clean_pairs(chunk)
+            scores = [scorer(p) for p in clean]
+            reports.append(
+                build_break_report(
+                    name, clean, scores, thresholds=thresholds, unchecked=unchecked,
+                    resamples=o["resamples"], seed=o["seed"],
+                )
+            )  # fmt: skip
+            textual.append((name, {"radar-v1": base, o["profile"]: scorer}, chunk))
+        self.stdout.write(f"Build breaks, {o['profile']} (clean, checked pairs):\n")
+        self.stdout.write(format_build_break_reports(reports))
+        for name, scorers, chunk in textual:
+            self.stdout.write(f"\nTextual conflicts, {name}: {len(chunk)} pairs\n")
+            found = backtest_reports(
+                chunk, scorers, thresholds=thresholds, resamples=o["resamples"], seed=o["seed"]
+            )
+            self.stdout.write(format_reports(found, thresholds))
+        self._examples(pairs)
+
+    def _examples(self, pairs: list[Any]) -> None:
+        self.stdout.write("\nBuild breaks found:")
+        for p in pairs:
+            if p.raw.get("buildBreak"):
+                first = p.raw["mergeCheck"]["problems"][0]
+                self.stdout.write(
+                    f"- {p.pair_id}: {first['kind']} {first['path']} {first['name']!r} "
+                    f"({len(p.raw['mergeCheck']['problems'])} problems)"
+                )
 
     def _calibrated(self, o: dict[str, Any], pairs: list[Any], scorer: Any) -> None:
         artefact = artefact_from_json(Path(o["calibration"]).read_text(encoding="utf-8"))

@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from proximity.engine.replay.schedule import ORDERS
 from proximity.sources.git._run import GitError
 from proximity.sources.replay_history import read_window
-from proximity.sources.replay_radar import MODES, RECENCY
+from proximity.sources.replay_radar import BASES, MODES, RECENCY
 from proximity.sources.replay_report import format_report, replay_window
 from proximity.sources.replay_run import POLICIES
 
@@ -41,6 +41,12 @@ class Command(BaseCommand):
             choices=MODES,
             help="session: the hook's steps in-process; hook: run_hook per edit",
         )
+        parser.add_argument(
+            "--bases",
+            default="as-read",
+            choices=BASES,
+            help="mapped: renumber other agents' lines onto the asker's base (session mode)",
+        )
         parser.add_argument("--lookback-days", type=float, default=30.0)
         parser.add_argument("--resamples", type=int, default=1000)
         parser.add_argument("--seed", type=int, default=0)
@@ -63,11 +69,14 @@ class Command(BaseCommand):
             raise CommandError(f"--since/--until: {exc}") from exc
         except GitError as exc:
             raise CommandError(f"repo: {exc}") from exc
+        if o["bases"] == "mapped" and o["mode"] == "hook":
+            raise CommandError("--bases: 'mapped' needs --mode session")
         policies = list(POLICIES) if o["policy"] == "all" else [o["policy"]]
         report = replay_window(
             history, policies=policies, out=Path(o["out"]),
             work=Path(o["work"]) if o["work"] else None, order=o["order"], recency=o["recency"],
             mode=o["mode"], resamples=o["resamples"], seed=o["seed"], keep=o["keep"],
+            bases=o["bases"],
         )  # fmt: skip
         self.stdout.write(format_report(report))
         self.stderr.write(f"events and summary.json in {o['out']}")

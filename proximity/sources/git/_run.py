@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 __all__ = ["DIFF_ARGS", "GitError", "git", "git_text"]
@@ -47,8 +47,12 @@ def git(
     env: Mapping[str, str] | None = None,
     stdin: bytes | None = None,
     ok_codes: tuple[int, ...] = (0,),
+    preexec: Callable[[], None] | None = None,
 ) -> tuple[int, bytes]:
-    """Run ``git -C cwd args``; return (exit code, stdout) or raise :class:`GitError`."""
+    """Run ``git -C cwd args``; return (exit code, stdout) or raise :class:`GitError`.
+
+    ``preexec`` runs in the child before exec (resource limits: ``proximity.sources.limits``).
+    """
     try:
         proc = subprocess.run(
             ["git", "-C", str(cwd), *args],
@@ -57,6 +61,7 @@ def git(
             env=_env(env),
             timeout=_TIMEOUT_S,
             check=False,
+            preexec_fn=preexec,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise GitError(cwd, f"git {args[0]} did not run: {exc}") from exc

@@ -13,8 +13,9 @@ import itertools
 import re
 import shutil
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,14 @@ from typing import Any
 from proximity.sources.git._run import GitError, git, git_text
 from proximity.sources.git.workingset import WorkingSet
 
-__all__ = ["Conflict", "DryRun", "cannot_conflict", "dry_run_conflicts"]
+__all__ = [
+    "Conflict",
+    "DryRun",
+    "cannot_conflict",
+    "dry_run_conflicts",
+    "scratch_store",
+    "snapshot_commit",
+]
 
 _MOVED_ASIDE = re.compile(r"~[0-9a-f]{40}$")
 # Fixed identity and time make snapshot ids a pure function of the trees (and keep any user
@@ -82,14 +90,32 @@ def _abs_git_path(cwd: str, name: str) -> Path:
     return Path(git_text(cwd, ["rev-parse", "--path-format=absolute", "--git-path", name]).strip())
 
 
+@contextmanager
+def scratch_store(cwd: str | Path) -> Iterator[_Scratch]:
+    """A throwaway object directory with ``cwd``'s repository store as its alternate."""
+    folder = Path(tempfile.mkdtemp(prefix="radar-dryrun-"))
+    try:
+        (folder / "objects").mkdir()
+        yield _Scratch(folder, str(_abs_git_path(str(cwd), "objects")))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def snapshot_commit(ws: WorkingSet, scratch: _Scratch, n: int) -> str:
+    """Commit the worktree's current state into the scratch store; return the commit id.
+
+    ``n`` names the temporary index file (distinct per worktree of one scratch store).
+    """
+    return _snapshot(ws, scratch, n)
+
+
 def _snapshot(ws: WorkingSet, scratch: _Scratch, n: int) -> str:
-    """Commit the worktree's current state into the scratch store; return the commit id."""
     index_name = f"index-{n}"
     env = scratch.env(index_name)
     real_index = _abs_git_path(ws.path, "index")
     if real_index.exists():
         # Copying keeps the stat cache, so `add -A` re-hashes only files changed since.
-        shutil.copyfile(real_index, scratch.folder / index_name)
+        shutil.copy2(real_index, scratch.folder / index_name)
     else:
         git(ws.path, ["read-tree", "HEAD"], env=env)
     git(ws.path, ["add", "-A", "--ignore-errors", "."], env=env)
@@ -177,19 +203,13 @@ def dry_run_conflicts(
         return DryRun((), 0, skipped)
     # only worktrees that take part in some merge are snapshotted
     sets = [by_id[x] for x in dict.fromkeys(x for pair in todo for x in pair)]
-    folder = Path(tempfile.mkdtemp(prefix="radar-dryrun-"))
-    try:
-        (folder / "objects").mkdir()
-        scratch = _Scratch(folder, str(_abs_git_path(sets[0].path, "objects")))
-        with ThreadPoolExecutor(max_workers=max_workers) as pool:
-            commits, errors = _snapshots(sets, scratch, pool)
-            todo = [(a, b) for a, b in todo if a in commits and b in commits]
-            found = pool.map(
-                lambda p: _merge(sets[0].path, scratch, commits[p[0]], commits[p[1]]), todo
-            )
-            conflicts = tuple(
-                Conflict(a, b, files) for (a, b), files in zip(todo, found, strict=True) if files
-            )
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    with scratch_store(sets[0].path) as scratch, ThreadPoolExecutor(max_workers) as pool:
+        commits, errors = _snapshots(sets, scratch, pool)
+        todo = [(a, b) for a, b in todo if a in commits and b in commits]
+        found = pool.map(
+            lambda p: _merge(sets[0].path, scratch, commits[p[0]], commits[p[1]]), todo
+        )
+        conflicts = tuple(
+            Conflict(a, b, files) for (a, b), files in zip(todo, found, strict=True) if files
+        )
     return DryRun(conflicts, len(todo), skipped + tuple(errors))

@@ -128,18 +128,59 @@ def test_direct_import_alone_is_clear_by_default_and_never_a_resolution(engine: 
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_recency_decays_toward_the_floor(engine: str) -> None:
-    def overlap(touched: str) -> float:
+def test_recency_decays_adjacency_toward_the_floor(engine: str) -> None:
+    def adjacency(touched: str) -> float:
         data = airspace(
-            agent("a", {"path": "src/x.py", "touchedAt": touched}),
-            agent("b", {"path": "src/x.py"}),
+            agent("a", {"path": "src/x.py", "baseHunks": [[10, 5]], "touchedAt": touched}),
+            agent("b", {"path": "src/x.py", "baseHunks": [[15, 3]]}),
             halfLifeSeconds=1800,
         )
-        return channels(data, engine)["overlap"]
+        return channels(data, engine)["adjacency"]
 
-    assert overlap("2026-09-15T12:00:00Z") == 1.0
-    assert overlap("2026-09-15T11:30:00Z") == pytest.approx(0.15 + 0.85 * 0.5)
-    assert overlap("2026-09-14T12:00:00Z") == pytest.approx(0.15, abs=1e-6)
+    assert adjacency("2026-09-15T12:00:00Z") == 1.0
+    assert adjacency("2026-09-15T11:30:00Z") == pytest.approx(0.15 + 0.85 * 0.5)
+    assert adjacency("2026-09-14T12:00:00Z") == pytest.approx(0.15, abs=1e-6)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_unmerged_overlapping_lines_do_not_decay(engine: str) -> None:
+    """Changed, unmerged lines conflict at merge however old: overlap keeps full weight
+    (``overlap_recency_floor`` 1.0) while the attention channels (dependency here) decay."""
+    for touched in ("2026-09-15T12:00:00Z", "2026-09-15T11:30:00Z", "2026-09-05T12:00:00Z"):
+        data = airspace(
+            agent("a", {"path": "src/x.py", "baseHunks": [[10, 5]], "touchedAt": touched}),
+            agent("b", {"path": "src/x.py", "baseHunks": [[12, 1]]}),
+            halfLifeSeconds=1800,
+        )
+        assert channels(data, engine)["overlap"] == 1.0
+        assert pair_link(radar(data, engine), "a", "b")["level"] == "resolution"
+    coupled = airspace(
+        agent("a", {"path": "src/x.py", "baseHunks": [[10, 5]], "touchedAt": touched}),
+        agent("b", {"path": "src/y.py", "baseHunks": [[12, 1]]}),
+        graph={"src/x.py": ["src/y.py"]},
+        halfLifeSeconds=1800,
+    )
+    assert channels(coupled, engine)["dependency"] == pytest.approx(0.15, abs=1e-6)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_profile_without_an_overlap_recency_floor_decays_overlap(engine: str) -> None:
+    from dataclasses import replace
+
+    from proximity.engine.airspace.parse import parse_airspace
+    from proximity.engine.airspace.profiles import PROFILES, resolve
+    from proximity.engine.airspace.scorers import score
+
+    data = airspace(
+        agent("a", {"path": "src/x.py", "touchedAt": "2026-09-14T12:00:00Z"}),
+        agent("b", {"path": "src/x.py"}),
+        halfLifeSeconds=1800,
+    )
+    parsed = parse_airspace(data)
+    fading = replace(PROFILES["radar-v1"], overlap_recency_floor=None)
+    table = score(parsed, resolve(fading, parsed.options), parsed.options.now_ms, engine=engine)
+    overlap = table.channels[0, fading.channels.index("overlap")]
+    assert overlap == pytest.approx(0.15, abs=1e-6)
 
 
 @pytest.mark.parametrize("engine", ENGINES)

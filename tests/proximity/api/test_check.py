@@ -175,3 +175,43 @@ def test_agents_route_lists_current_working_sets(alice_on_line_22, bob, client) 
     [row] = answer.json()
     assert row["agentId"] == "feature/alice"
     assert row["files"][0]["path"] == "core.py"
+
+
+def test_the_stored_symbol_evidence_and_merge_check_reach_the_answer_and_the_hook_reason(
+    repo, alice_on_line_22, bob, post_json
+) -> None:
+    """Issue 14: the server's check carries the pair's stored semantic evidence, and the hook's
+    deny reason says it; a pair whose check is still running reads "checking", never clean."""
+    from django.utils import timezone
+
+    from proximity.agent.config import Policy
+    from proximity.agent.decide import decide
+    from proximity.agent.findings import CheckResult
+    from proximity.services.scans import scan_run
+
+    entry = file_entry("core.py", [[22, 22]], excerpt="-line 22\n+line 22 bob")
+    assert (
+        post_json("/api/working-sets", working_set("web", "bob", [entry]), bob).status_code == 201
+    )
+    scan_run(repository_id=repo.pk, now=timezone.now())
+    advisory = ProximityAdvisory.objects.get(agent_a__agent_id__in=["bob", "feature/alice"])
+    problem = {"kind": "undefined-name", "path": "core.py", "name": "round_half",
+               "message": "name 'round_half' is not defined in the merge"}  # fmt: skip
+    detail = {**advisory.detail, "symbols": [{"text": "feature/alice removes round_half"}]}
+    detail["mergeCheck"] = {"state": "checked", "checkedAt": "2026-12-01T15:00:00+00:00",
+                            "outcome": "problems", "problems": [problem]}  # fmt: skip
+    ProximityAdvisory.objects.filter(pk=advisory.pk).update(detail=detail)
+    body = _check(post_json, bob, [[22, 22]]).json()
+    [finding] = body["findings"]
+    assert finding["symbols"] == ["feature/alice removes round_half"]
+    assert finding["mergeCheck"]["problems"] == [problem]
+    decision = decide(CheckResult.from_json(body), Policy())
+    assert decision.kind == "deny"
+    assert "Symbols: feature/alice removes round_half." in decision.text
+    assert "Merge check: merging the two changes breaks what neither breaks alone:" in decision.text
+    assert "core.py: name 'round_half' is not defined in the merge" in decision.text
+    detail["mergeCheck"] = {"state": "checking"}
+    ProximityAdvisory.objects.filter(pk=advisory.pk).update(detail=detail)
+    body = _check(post_json, bob, [[22, 22]]).json()
+    reason = decide(CheckResult.from_json(body), Policy()).text
+    assert "Merge check: checking (not a sign the merge is clean)." in reason

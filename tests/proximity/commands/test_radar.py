@@ -66,8 +66,12 @@ def test_check_names_the_other_agent_and_its_lines(
 ) -> None:
     code, out, _ = _run("check", "app/core.py", "--now", NOW)
     assert code == 2
-    (line,) = out.splitlines()
-    assert line.startswith(
+    # alpha's committed lines 3-5 are old but unmerged: they still conflict (no decay)
+    first, second = out.splitlines()
+    assert first.startswith(
+        "app/core.py: resolution with alpha (intent: alpha), which edits lines 3-5"
+    )
+    assert second.startswith(
         "app/core.py: resolution with beta (intent: beta), which edits lines 4-6"
     )
 

@@ -37,6 +37,7 @@ def test_the_command_replays_a_window_and_writes_events_and_summary(tmp_path: Pa
         (["--max-prs", "0"], "--max-prs"),
         (["--since", "2022-01-01"], "--since/--until"),
         (["--since", "2099-01-01T00:00:00+00:00"], "no pull request"),
+        (["--bases", "mapped", "--mode", "hook"], "--bases"),
     ],
 )
 def test_bad_input_is_refused_naming_the_option(

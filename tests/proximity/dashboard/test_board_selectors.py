@@ -70,3 +70,19 @@ def test_scene_reads_files_of_the_clicked_agent_only(web, lead):
 
 def test_outsider_gets_no_scene(web, outsider):
     assert board_scene(outsider.principal, "web") is None
+
+
+def test_a_card_carries_the_stored_symbol_evidence_and_merge_check_state(web, lead):
+    from proximity.models import ProximityAdvisory
+
+    advisory = ProximityAdvisory.objects.get(agent_a__agent_id="a1", agent_b__agent_id="a2")
+    detail = {**advisory.detail, "symbols": [{"text": "a1 renames f while a2 calls it"}, {}]}
+    detail["mergeCheck"] = {"state": "checking"}
+    ProximityAdvisory.objects.filter(pk=advisory.pk).update(detail=detail)
+    (card,) = board_cards(lead.principal, repository="web")["resolution"][1]
+    assert card.symbols == ["a1 renames f while a2 calls it"]  # items without text left out
+    assert card.merge_check == {"state": "checking"}
+    bare = {k: v for k, v in detail.items() if k not in ("symbols", "mergeCheck")}
+    ProximityAdvisory.objects.filter(pk=advisory.pk).update(detail=bare)
+    (card,) = board_cards(lead.principal, repository="web")["resolution"][1]
+    assert (card.symbols, card.merge_check) == ([], {})  # rendered "not checked", never clear

@@ -1,0 +1,160 @@
+"""Scoring mined build breaks: recall of a scorer on them and its alarm rate on clean pairs.
+
+A mined pair (``proximity.sources.backtest.buildbreaks``) carries ``buildBreak`` (``True``,
+``False``, or ``None`` for a textual conflict or an unchecked merge) and ``symbols``, the
+symbol channel's input. The population is the textually clean, checked pairs; the alarm rate is
+the weighted share of them a scorer raises to a band, the recall the share of build breaks it
+raises. Intervals resample B's branch states (clusters), as the conflict backtest does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from proximity.engine.evaluation.backtest import BacktestPair, pair_airspace
+from proximity.engine.evaluation.bootstrap import BootstrapInterval, cluster_bootstrap_ci
+
+__all__ = [
+    "BandFigures",
+    "BuildBreakReport",
+    "build_break_report",
+    "clean_pairs",
+    "format_build_break_reports",
+    "symbol_airspace",
+    "symbol_profile_scorer",
+]
+
+ScanFn = Callable[..., Mapping[str, Any]]
+
+
+def symbol_airspace(
+    pair: BacktestPair, *, options: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """:func:`pair_airspace` plus the pair's ``symbols`` when it was mined with them."""
+    airspace = pair_airspace(pair, options=options)
+    if pair.raw.get("symbols") is not None:
+        airspace["symbols"] = pair.raw["symbols"]
+    return airspace
+
+
+def symbol_profile_scorer(
+    scan: ScanFn,
+    profile: str,
+    *,
+    options: Mapping[str, Any] | None = None,
+    engine: str | None = None,
+) -> Callable[[BacktestPair], float]:
+    """Risk of the A-B link with the pair's symbol data fed to ``scan`` (0 if no link)."""
+
+    def score(pair: BacktestPair) -> float:
+        extra = {} if engine is None else {"engine": engine}
+        result = scan(symbol_airspace(pair, options=options), profile=profile, **extra)
+        return float(max((link["risk"] for link in result.get("links", [])), default=0.0))
+
+    return score
+
+
+def clean_pairs(pairs: Sequence[BacktestPair]) -> tuple[list[BacktestPair], int]:
+    """The textually clean pairs whose merge was checked, and how many clean ones were not."""
+    clean = [p for p in pairs if not p.conflict]
+    checked = [p for p in clean if isinstance(p.raw.get("buildBreak"), bool)]
+    return checked, len(clean) - len(checked)
+
+
+@dataclass(frozen=True, slots=True)
+class BandFigures:
+    """At one threshold: recall on breaks (as sampled, weighted) and the weighted alarm rate."""
+
+    threshold: float
+    recall: float
+    recall_weighted: float
+    recall_ci: BootstrapInterval
+    alarm_weighted: float
+    alarm_ci: BootstrapInterval
+    caught: int
+
+
+@dataclass(frozen=True, slots=True)
+class BuildBreakReport:
+    name: str
+    pairs: int
+    breaks: int
+    breaks_weighted: float
+    unchecked: int
+    bands: Mapping[str, BandFigures]
+
+
+def _share(mask: NDArray[np.bool_], among: NDArray[np.bool_], w: NDArray[np.float64]) -> float:
+    total = float(w[among].sum())
+    return float(w[among & mask].sum()) / total if total > 0 else float("nan")
+
+
+def build_break_report(
+    name: str,
+    pairs: Sequence[BacktestPair],
+    scores: Sequence[float],
+    *,
+    thresholds: Mapping[str, float],
+    unchecked: int = 0,
+    resamples: int = 300,
+    seed: int = 0,
+) -> BuildBreakReport:
+    """Figures of ``scores`` on ``pairs`` (clean and checked: see :func:`clean_pairs`).
+
+    Recall is the share of build breaks with ``score >= threshold``; the alarm rate the
+    weighted share of all the pairs at or above it. Recall is NaN when there is no break.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    y = np.array([bool(p.raw["buildBreak"]) for p in pairs], dtype=bool)
+    w = np.array([p.weight for p in pairs], dtype=np.float64)
+    clusters = np.array([p.cluster for p in pairs], dtype=str)
+    ones = np.ones_like(w)
+    everyone = np.ones_like(y)
+    bands = {}
+    for band, thr in thresholds.items():
+        hit = s >= thr
+
+        def recall_at(idx: NDArray[np.intp], hit: NDArray[np.bool_] = hit) -> float:
+            return _share(hit[idx], y[idx], ones[idx])
+
+        def alarm_at(idx: NDArray[np.intp], hit: NDArray[np.bool_] = hit) -> float:
+            return _share(hit[idx], everyone[idx], w[idx])
+
+        bands[band] = BandFigures(
+            threshold=thr,
+            recall=_share(hit, y, ones),
+            recall_weighted=_share(hit, y, w),
+            recall_ci=cluster_bootstrap_ci(recall_at, clusters, resamples=resamples, seed=seed),
+            alarm_weighted=_share(hit, everyone, w),
+            alarm_ci=cluster_bootstrap_ci(alarm_at, clusters, resamples=resamples, seed=seed),
+            caught=int((hit & y).sum()),
+        )
+    return BuildBreakReport(name, len(pairs), int(y.sum()), float(w[y].sum()), unchecked, bands)
+
+
+def _ci(ci: BootstrapInterval) -> str:
+    return f"{ci.low:.2f}-{ci.high:.2f}"
+
+
+def format_build_break_reports(reports: Sequence[BuildBreakReport]) -> str:
+    """A markdown table: one row per report (slice or scorer), one column group per band."""
+    bands = list(reports[0].bands) if reports else []
+    head = "| set | clean pairs | breaks (w) | unchecked | " + " | ".join(
+        f"{b}: thr / caught / recall (95% CI) / recall w / alarm w (95% CI)" for b in bands
+    )
+    lines = [head + " |", "|" + "---|" * (4 + len(bands))]
+    for r in reports:
+        cells = [r.name, str(r.pairs), f"{r.breaks} ({r.breaks_weighted:.0f})", str(r.unchecked)]
+        for b in bands:
+            f = r.bands[b]
+            cells.append(
+                f"{f.threshold:g} / {f.caught} / {f.recall:.2f} ({_ci(f.recall_ci)}) / "
+                f"{f.recall_weighted:.2f} / {f.alarm_weighted:.3f} ({_ci(f.alarm_ci)})"
+            )
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)

@@ -1,0 +1,44 @@
+"""Resource limits for the subprocesses of speculative checks (git now, test runs later).
+
+Applied with :func:`resource.setrlimit` in the child between fork and exec (``preexec_fn``),
+so they bind the child and what it starts, never this worker. Python warns that
+``preexec_fn`` is unsafe when the parent has threads (a lock held at fork time stays held in
+the child): callers run these subprocesses from one thread. ``RLIMIT_NPROC`` counts every
+process of the user, so it is a ceiling on fork bombs, not a per-check budget, and root is
+exempt from it.
+"""
+
+from __future__ import annotations
+
+import resource
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["Limits"]
+
+
+def _lower(which: int, value: int | None) -> None:
+    if value is None:
+        return
+    _, hard = resource.getrlimit(which)
+    cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
+    resource.setrlimit(which, (cap, hard))
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Per-child ceilings; ``None`` leaves one as inherited."""
+
+    memory_bytes: int | None = 2 * 1024**3
+    cpu_seconds: int | None = 60
+    processes: int | None = 256
+
+    def apply(self) -> None:
+        """Lower the current process's soft limits (only ever lower: never above the hard)."""
+        _lower(resource.RLIMIT_AS, self.memory_bytes)
+        _lower(resource.RLIMIT_CPU, self.cpu_seconds)
+        _lower(resource.RLIMIT_NPROC, self.processes)
+
+    def preexec(self) -> Callable[[], None]:
+        """The ``preexec_fn`` that applies these limits in a child."""
+        return self.apply
