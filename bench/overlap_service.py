@@ -200,7 +200,7 @@ def measure(size: int, queries: int, rebuild_queries: int) -> dict[str, Any]:
 #: The parts of one incremental run, as (module file, function) pairs summed from the profile.
 _PARTS = {
     "sync": [("overlap_index.py", "worker_index")],
-    "select": [("live.py", "select"), ("live.py", "snapshot")],
+    "select": [("live.py", "select"), ("live.py", "position"), ("live.py", "snapshot")],
     "run_overlap": [("pipeline.py", "run_overlap")],
     "run_store": [("overlap_store.py", "run_store")],
 }

@@ -18,6 +18,7 @@ from django.conf import settings
 
 from proximity import fixtures
 from proximity.engine.overlap import OverlapRun as EngineRun
+from proximity.engine.overlap import TaskRecord as EngineRecord
 from proximity.engine.overlap import TaskRef
 from proximity.engine.overlap.delivery import ReviewDelivery, review_delivery
 from proximity.engine.overlap.evidence import (
@@ -85,18 +86,30 @@ def review_stage(
     result: EngineRun,
     version_id: Callable[[TaskRef], int],
     policy_digest: str,
+    records: Callable[[TaskRef], EngineRecord | None] | None = None,
 ) -> ReviewStage:
-    """Score every advisory of ``result``, order them and mark the budget (one query)."""
+    """Score every advisory of ``result``, order them and mark the budget.
+
+    ``records`` gives the candidates' records the run already holds (its snapshot: stored
+    versions do not change, and the recheck has just confirmed them); those it lacks are read
+    in one query.
+    """
     model = evidence_model()
-    ids = {a.candidate: version_id(a.candidate) for a in result.advisories}
-    rows = (
-        TaskVersion.objects.select_related("record").defer("embedding").in_bulk(list(ids.values()))
-    )
+    held: dict[TaskRef, EngineRecord] = {}
+    for a in result.advisories:
+        record = records(a.candidate) if records else None
+        if record is not None:
+            held[a.candidate] = record
+    missing = {
+        a.candidate: version_id(a.candidate) for a in result.advisories if a.candidate not in held
+    }
+    if missing:
+        rows = TaskVersion.objects.select_related("record").defer("embedding")
+        found = rows.in_bulk(list(missing.values()))
+        held |= {ref: engine_record(found[pk]) for ref, pk in missing.items()}
     query_record = engine_record(query)
     scored = [
-        score_candidate(
-            model, a, query_record, engine_record(rows[ids[a.candidate]]), fused_position=n
-        )
+        score_candidate(model, a, query_record, held[a.candidate], fused_position=n)
         for n, a in enumerate(result.advisories, start=1)
     ]
     budget = review_budget(query.record.scope)

@@ -169,14 +169,9 @@ def _dense_for(index: WorkerIndex, space: str) -> DenseRows:
     return dense
 
 
-def _consistent(index: WorkerIndex, now: datetime) -> bool:
-    """The highest id read still names the version read under it (an id reused after a reset
-    table); and, every ``FULL_CHECK`` (a count reads the whole table: 0.2 s at 100k versions),
-    the stored ids up to it, less the open gaps, are exactly the indexed ones (rows deleted)."""
-    if index.last is not None:
-        pk, created_at = index.last
-        if not TaskVersion.objects.filter(pk=pk, created_at=created_at).exists():
-            return False
+def _counted(index: WorkerIndex, now: datetime) -> bool:
+    """Every ``FULL_CHECK`` (a count reads the whole table: 0.2 s at 100k versions), the stored
+    ids up to the highest read, less the open gaps, are exactly the indexed ones (rows deleted)."""
     if index.checked_at is not None and index.checked_at > now - FULL_CHECK:
         return True
     index.checked_at = now
@@ -185,20 +180,35 @@ def _consistent(index: WorkerIndex, now: datetime) -> bool:
 
 
 def _sync(index: WorkerIndex) -> None:
+    """One light statement finds what changed: ids above the highest read or in the open gaps
+    (new), ``superseded_at`` since the last sync (retired) and the highest id read (still the
+    version read under it, else the table was reset); only new versions are then read whole."""
     now = timezone.now()
-    if not _consistent(index, now):
+    assert index.synced_at is not None  # noqa: S101 - set by _build
+    since = index.synced_at - SYNC_GRACE
+    known = {*index.gaps, *index.broken}
+    changed = Q(pk__gt=index.max_pk) | Q(superseded_at__gte=since)
+    if known:
+        changed |= Q(pk__in=sorted(known))
+    if index.last is not None:
+        changed |= Q(pk=index.last[0])
+    rows = TaskVersion.objects.filter(changed).order_by("pk")
+    seen = list(rows.values_list("pk", "created_at", "superseded_at"))
+    if index.last is not None and index.last not in {(pk, created) for pk, created, _ in seen}:
+        raise IndexStaleError("the highest version read is gone or names another version")
+    if not _counted(index, now):
         raise IndexStaleError("stored versions changed under the index")
-    known = [*index.gaps, *index.broken]
-    for v in _versions(Q(pk__gt=index.max_pk) | Q(pk__in=known)):
+    new = [pk for pk, _, _ in seen if pk > index.max_pk or pk in known]
+    for v in _versions(Q(pk__in=new)) if new else ():
         index.upsert(v)
         index.gaps.pop(v.pk, None)
         if v.pk > index.max_pk:
             index.gaps.update((pk, now) for pk in range(index.max_pk + 1, v.pk))
             index.max_pk, index.last = v.pk, (v.pk, v.created_at)
     index.gaps = {pk: t for pk, t in index.gaps.items() if t > now - GAP_TTL}
-    assert index.synced_at is not None  # noqa: S101 - set by _build
-    since = index.synced_at - SYNC_GRACE
-    for pk in TaskVersion.objects.filter(superseded_at__gte=since).values_list("pk", flat=True):
+    for pk, _, superseded_at in seen:
+        if superseded_at is None or superseded_at < since:
+            continue
         index.pool.retire(pk)
         if pk in index.broken:
             scope, labels, _, reason = index.broken[pk]
@@ -275,17 +285,15 @@ def indexed_engine_call(query: TaskVersion, declarer: Principal) -> PreparedRun:
         rows = index.pool.select(viewer_of(declarer), include=row)
         _embed_missing(index, rows, space)
         keys = index.pool.keys[rows]
-        snapshot = index.pool.snapshot(snapshot_id_of(keys), rows)
+        at = index.pool.position(rows)  # one lookup array for the snapshot and both postings
+        snapshot = index.pool.snapshot(snapshot_id_of(keys), rows, at)
         policy, lexical_rows, scope_rows = index.policy, index.lexical, index.scope
+        sid = snapshot.snapshot_id
+        fields, prep = policy.fields_indexed, policy.text_prep
         lexical = built(
-            "lexical",
-            lambda: PostingsRanker(
-                lexical_rows, rows, snapshot.snapshot_id, policy.fields_indexed, policy.text_prep
-            ),
+            "lexical", lambda: PostingsRanker(lexical_rows, rows, sid, fields, prep, at)
         )
-        scope = built(
-            "scope", lambda: PostingsRanker(scope_rows, rows, snapshot.snapshot_id, (), SCOPE_PREP)
-        )
+        scope = built("scope", lambda: PostingsRanker(scope_rows, rows, sid, (), SCOPE_PREP, at))
         dense: Ranker = UnavailableRanker(DENSE_UNAVAILABLE)
         if space is not None and index.dense is not None:  # kept, unused, while the model is down
             dense = DenseRowsRanker(index.dense, rows, snapshot)

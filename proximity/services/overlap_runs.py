@@ -186,7 +186,9 @@ def overlap_run_execute(*, version_id: int, policy_digest: str) -> OverlapRun | 
                 result=result,
                 pool_size=prepared.pool_size,
                 version_ids=prepared.version_ids,
+                records=prepared.records,
                 now=timezone.now(),
+                claimed=True,
             )
     except Exception as exc:  # any failure must leave a reason, never a row stuck running
         _fail(run, exc)

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from proximity.engine.overlap import OverlapRun as EngineRun
+from proximity.engine.overlap import TaskRecord as EngineRecord
 from proximity.engine.overlap import TaskRef
 from proximity.engine.overlap.evidence import QueuedCandidate
 from proximity.models import (
@@ -66,18 +67,25 @@ def run_store(
     pool_size: int,
     now: datetime,
     version_ids: Mapping[TaskRef, int] | None = None,
+    records: Callable[[TaskRef], EngineRecord | None] | None = None,
+    claimed: bool = False,
 ) -> None:
     """Idempotent: the run's children are replaced in the transaction that completes the run.
 
-    ``version_ids`` maps every ref of the run's pool to its stored version (the prepared run
-    knows them); children are inserted in bulk, so storing costs the same few statements
-    whatever the number of advisories.
+    ``version_ids`` maps every ref of the run's pool to its stored version and ``records``
+    gives their records (the prepared run knows both); children are inserted in bulk, so
+    storing costs the same few statements whatever the number of advisories.
+
+    ``claimed``: the caller has just claimed the run (``overlap_runs._claim``), so it has no
+    children to replace: they are only ever committed with status ``done``, and a done run is
+    never claimed. The three deletes are then skipped.
     """
-    OverlapAdvisory.objects.filter(run=run).delete()
-    UnknownEmission.objects.filter(run=run).delete()
-    CoverageOmission.objects.filter(run=run).delete()
+    if not claimed:
+        OverlapAdvisory.objects.filter(run=run).delete()
+        UnknownEmission.objects.filter(run=run).delete()
+        CoverageOmission.objects.filter(run=run).delete()
     query, version_id = run.query, _version_ids(version_ids)
-    stage = review_stage(query, result, version_id, run.policy_digest)
+    stage = review_stage(query, result, version_id, run.policy_digest, records)
     queue = stage.by_candidate
     OverlapAdvisory.objects.bulk_create(
         OverlapAdvisory(

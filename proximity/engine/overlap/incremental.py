@@ -75,27 +75,39 @@ class BM25Postings:
         """Lucene BM25 of every pool row for ``terms`` (distinct, in query order), with the
         statistics of the documents ``corpus``; rows outside it score zero."""
         out = np.zeros(self._lengths.size, dtype=np.float32)
-        lengths = self._lengths.view
-        n_docs = int(corpus.size)
-        if n_docs == 0:
+        out[corpus] = self.corpus_scores(terms, corpus)
+        return out
+
+    def corpus_scores(
+        self,
+        terms: Sequence[str],
+        corpus: NDArray[np.intp],
+        position: NDArray[np.intp] | None = None,
+    ) -> NDArray[np.float32]:
+        """``scores(terms, corpus)[corpus]``, computed over the corpus alone: ``position`` maps
+        a pool row to its place in ``corpus`` (-1 outside; built here when not given), so
+        nothing of pool size is allocated per term, and nothing at all when no term is known."""
+        out = np.zeros(corpus.size, dtype=np.float32)
+        known = [t for t in map(self._vocab.get, terms) if t is not None]
+        if corpus.size == 0 or not known:
             return out
-        inside = np.zeros(self._lengths.size, dtype=np.bool_)
-        inside[corpus] = True
+        if position is None or position.size < self._lengths.size:
+            position = np.full(self._lengths.size, -1, dtype=np.intp)
+            position[corpus] = np.arange(corpus.size)
+        lengths, n_docs = self._lengths.view, int(corpus.size)
         avgdl = lengths[corpus].mean()  # float64; integer sums are exact, so order is moot
         k1, b = self.k1, self.b
-        for term in terms:
-            t = self._vocab.get(term)
-            if t is None:
-                continue
+        for t in known:
             rows, tf = self._rows[t][: self._counts[t]], self._tfs[t][: self._counts[t]]
-            keep = inside[rows]
-            rows, tf = rows[keep], tf[keep]
-            df = int(rows.size)
+            at = position[rows]
+            keep = at >= 0
+            rows, tf, at = rows[keep], tf[keep], at[keep]
+            df = int(at.size)
             if df == 0:
                 continue
             idf = np.float32(math.log(1 + (n_docs - df + 0.5) / (df + 0.5)))
             tfc = tf / (k1 * ((1 - b) + b * lengths[rows] / avgdl) + tf)
-            out[rows] += (idf * tfc).astype(np.float32)
+            out[at] += (idf * tfc).astype(np.float32)
         return out
 
 
@@ -115,12 +127,14 @@ class PostingsRanker:
     snapshot_id: str
     fields: tuple[str, ...]
     prep: str = "words-v1"  # must be the preparation the postings were added with
+    #: pool row -> snapshot row (-1 outside), shared by a run's rankers; built when None
+    position: NDArray[np.intp] | None = None
 
     def __call__(self, query: TaskRecord, eligible: Eligible, *, depth: int) -> RankerResult:
         if eligible.snapshot_id != self.snapshot_id:
             return RankerResult(False, reason="lexical-index-snapshot-mismatch")
         terms = query_tokens(query, self.fields, self.prep)
-        scores = self.postings.scores(terms, self.rows)[self.rows]
+        scores = self.postings.corpus_scores(terms, self.rows, self.position)
         index_id = bm25_postings_index_id(
             self.postings.k1, self.postings.b, self.fields, self.snapshot_id, self.prep
         )
@@ -183,6 +197,14 @@ class DenseRows:
             return np.zeros(self._has.size, dtype=np.float32)
         return cosine_scores(self._matrix.view, query)
 
+    def scores_at(self, query: NDArray[np.float32], rows: NDArray[np.intp]) -> NDArray[np.float32]:
+        """``scores(query)[rows]``, scoring only the span of pool rows that ``rows`` covers (a
+        row's cosine does not depend on the others: ``dense.cosine_scores``)."""
+        if self._matrix is None or rows.size == 0:
+            return np.zeros(rows.size, dtype=np.float32)
+        low, high = int(rows.min()), int(rows.max()) + 1
+        return cosine_scores(self._matrix.view[low:high], query)[rows - low]
+
 
 @dataclass(frozen=True, slots=True)
 class DenseRowsRanker:
@@ -211,7 +233,7 @@ class DenseRowsRanker:
         vector = None if row is None else self.store.vector(int(self.rows[row]))
         if vector is None:
             return RankerResult(False, reason="dense-query-vector-missing")
-        scores = self.store.scores(vector)[self.rows]
+        scores = self.store.scores_at(vector, self.rows)
         has = self.store.has_vector[self.rows]
         ranked = top_by_score(scores, np.flatnonzero(eligible.mask & has), depth)
         return RankerResult(True, ranked, None, self.index_id)

@@ -14,8 +14,8 @@ rows of one ref is refused as :meth:`PoolSnapshot.build` refuses it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -76,7 +76,7 @@ def _code(table: dict[str, int], value: str | None) -> int:
 class _RowLookup(Mapping[TaskRef, int]):
     """Snapshot row of a ref: its pool rows read through the selection's position array."""
 
-    def __init__(self, rows_of: Mapping[TaskRef, list[int]], position: NDArray[np.int64]) -> None:
+    def __init__(self, rows_of: Mapping[TaskRef, list[int]], position: NDArray[np.intp]) -> None:
         self._rows_of, self._position = rows_of, position
 
     def __getitem__(self, ref: TaskRef) -> int:
@@ -90,6 +90,32 @@ class _RowLookup(Mapping[TaskRef, int]):
 
     def __len__(self) -> int:
         return int((self._position >= 0).sum())
+
+
+class _Rows(Sequence[TaskRecord]):
+    """The records of selected pool rows, read on demand (a run touches a few dozen of them):
+    a snapshot holds the list of the moment it was taken, which ``LivePool`` never changes in
+    place (it only appends, and replaces a record by copying the list)."""
+
+    def __init__(self, records: list[TaskRecord], rows: NDArray[np.intp]) -> None:
+        self._records, self._rows = records, rows
+
+    def __len__(self) -> int:
+        return int(self._rows.size)
+
+    @overload
+    def __getitem__(self, i: int) -> TaskRecord: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[TaskRecord]: ...
+
+    def __getitem__(self, i: int | slice) -> TaskRecord | Sequence[TaskRecord]:
+        if isinstance(i, slice):
+            return [self._records[r] for r in self._rows[i].tolist()]
+        return self._records[int(self._rows[i])]
+
+    def __iter__(self) -> Iterator[TaskRecord]:
+        return map(self._records.__getitem__, self._rows.tolist())
 
 
 class LivePool:
@@ -159,9 +185,12 @@ class LivePool:
         return row
 
     def _replace(self, row: int, record: TaskRecord, live: bool) -> None:
-        if record.ref != self._records[row].ref or record.scope != self._records[row].scope:
+        old = self._records[row]
+        if record.ref != old.ref or record.scope != old.scope:
             raise ValueError(f"row {row}: a stored version keeps its task, version and scope")
-        self._records[row] = record
+        if record != old:  # copy on write: snapshots taken before keep the list they read
+            self._records = [*self._records]
+            self._records[row] = record
         self._live[row] = live
         self._space[row] = _code(self._spaces, record.space_id)
         self._disclosure[row] = False
@@ -199,18 +228,28 @@ class LivePool:
             rows = np.append(rows, np.intp(include))
         return rows
 
-    def snapshot(self, snapshot_id: str, rows: NDArray[np.intp]) -> PoolSnapshot:
-        """A :class:`PoolSnapshot` whose row ``i`` is pool row ``rows[i]``.
+    def position(self, rows: NDArray[np.intp]) -> NDArray[np.intp]:
+        """Pool row -> its place in ``rows`` (-1 outside): what a snapshot of ``rows`` and
+        its rankers look rows up in."""
+        position = np.full(len(self._records), -1, dtype=np.intp)
+        position[rows] = np.arange(rows.size)
+        return position
+
+    def snapshot(
+        self, snapshot_id: str, rows: NDArray[np.intp], position: NDArray[np.intp] | None = None
+    ) -> PoolSnapshot:
+        """A :class:`PoolSnapshot` whose row ``i`` is pool row ``rows[i]`` (``position`` is
+        ``self.position(rows)``, when the caller has it).
 
         Raises ``ValueError`` when two selected rows carry the same ``TaskRef``.
         """
-        position = np.full(len(self._records), -1, dtype=np.int64)
-        position[rows] = np.arange(rows.size)
+        if position is None:
+            position = self.position(rows)
         for ref in self._shared_refs:
             if sum(position[r] >= 0 for r in self._rows_of_ref[ref]) > 1:
                 raise ValueError("snapshot records: the same (task_id, work_version) appears twice")
         columns = SnapshotColumns(
-            records=tuple(map(self._records.__getitem__, rows.tolist())),
+            records=_Rows(self._records, rows),
             row_of=_RowLookup(self._rows_of_ref, position),
             scope_codes=self._scope.view[rows],
             scopes=dict(self._scopes),

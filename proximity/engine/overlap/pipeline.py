@@ -5,8 +5,9 @@ retrieval pattern"): a pure function over one snapshot with injected rankers and
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -30,10 +31,21 @@ from proximity.engine.overlap.rankers import Ranker, RankerResult, safe_rank
 from proximity.engine.overlap.records import TaskRecord, TaskRef, Viewer, is_visible
 from proximity.engine.overlap.snapshot import Eligible, PoolSnapshot
 
-__all__ = ["Recheck", "recheck_against", "run_overlap"]
+__all__ = ["BatchRecheck", "Recheck", "recheck_against", "run_overlap"]
 
 #: ``recheck(query, candidate)``: are both still authorized for the viewer and current?
 Recheck = Callable[[TaskRecord, TaskRecord], bool]
+
+
+class BatchRecheck(Protocol):
+    """A recheck that also answers for all of a run's candidates at once (``many``), as one
+    database read instead of one per candidate. The pipeline then computes every candidate's
+    features first and rechecks them all just before emitting, so no answer is older than it
+    would be one candidate at a time."""
+
+    def __call__(self, query: TaskRecord, candidate: TaskRecord) -> bool: ...
+
+    def many(self, query: TaskRecord, candidates: Sequence[TaskRecord]) -> Sequence[bool]: ...
 
 
 @dataclass
@@ -183,6 +195,23 @@ def _still_current(
     return None if ok else "a record was superseded or is no longer authorized"
 
 
+def _all_still_current(
+    recheck: BatchRecheck, viewer: Viewer, record: TaskRecord, cands: Sequence[TaskRecord]
+) -> list[str | None]:
+    """``_still_current`` for every candidate, from one ``recheck.many`` call."""
+    try:
+        answers = list(recheck.many(record, cands))
+        if len(answers) != len(cands):
+            raise ValueError(f"{len(answers)} answers for {len(cands)} candidates")
+    except Exception as exc:  # a failed recheck is an unknown, not a crash
+        return [f"recheck raised {type(exc).__name__}: {exc}"] * len(cands)
+    changed = "a record was superseded or is no longer authorized"
+    return [
+        None if ok and is_visible(cand, viewer) else changed
+        for ok, cand in zip(answers, cands, strict=True)
+    ]
+
+
 def _candidates(
     record: TaskRecord,
     snapshot: PoolSnapshot,
@@ -193,6 +222,11 @@ def _candidates(
     recheck: Recheck,
     nli: NliAdapter | None,
 ) -> _Emitted:
+    if callable(getattr(recheck, "many", None)):  # a BatchRecheck (a Protocol check costs more)
+        batch = cast(BatchRecheck, recheck)
+        return _candidates_batched(
+            record, snapshot, fused, ctx, viewer=viewer, recheck=batch, nli=nli
+        )
     out = _Emitted()
     for candidate in fused[: ctx.policy.depth]:
         cand = snapshot.records[candidate.row]
@@ -203,6 +237,32 @@ def _candidates(
             )
             continue
         _emit(out, ctx, record, cand, candidate, _features(record, cand, ctx.policy, nli))
+    return out
+
+
+def _candidates_batched(
+    record: TaskRecord,
+    snapshot: PoolSnapshot,
+    fused: tuple[FusedCandidate, ...],
+    ctx: _Context,
+    *,
+    viewer: Viewer,
+    recheck: BatchRecheck,
+    nli: NliAdapter | None,
+) -> _Emitted:
+    """``_candidates`` with one recheck for all candidates, read after their features."""
+    chosen = fused[: ctx.policy.depth]
+    cands = [snapshot.records[c.row] for c in chosen]
+    features = [_features(record, cand, ctx.policy, nli) for cand in cands]
+    problems = _all_still_current(recheck, viewer, record, cands)
+    out = _Emitted()
+    for candidate, cand, feats, problem in zip(chosen, cands, features, problems, strict=True):
+        if problem is not None:
+            out.unknowns.append(
+                UnknownOutcome(record.ref, "record-or-authority-changed", problem, cand.ref)
+            )
+            continue
+        _emit(out, ctx, record, cand, candidate, feats)
     return out
 
 

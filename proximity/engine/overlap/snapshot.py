@@ -38,7 +38,7 @@ class Eligible:
 class SnapshotColumns:
     """The encoded columns of a snapshot's rows, with code tables that may cover more values."""
 
-    records: tuple[TaskRecord, ...]
+    records: Sequence[TaskRecord]
     row_of: Mapping[TaskRef, int]
     scope_codes: NDArray[np.int64]
     scopes: Mapping[str, int]
@@ -54,7 +54,7 @@ class SnapshotColumns:
 class _Projected(Sequence[_T]):
     """``get(records[i])`` on demand: a snapshot's refs or access labels without a copy."""
 
-    def __init__(self, records: tuple[TaskRecord, ...], get: Callable[[TaskRecord], _T]) -> None:
+    def __init__(self, records: Sequence[TaskRecord], get: Callable[[TaskRecord], _T]) -> None:
         self._records, self._get = records, get
 
     def __len__(self) -> int:
@@ -110,7 +110,7 @@ class PoolSnapshot:
     """
 
     snapshot_id: str
-    records: tuple[TaskRecord, ...]
+    records: Sequence[TaskRecord]  # a tuple, or a read-only view (``from_columns``)
     refs: Sequence[TaskRef]
     access: Sequence[AccessLabels]
     _row_of: Mapping[TaskRef, int]

@@ -15,7 +15,7 @@ from proximity.engine.overlap import (
     PoolSnapshot,
     RankerResult,
 )
-from proximity.engine.overlap.dense import cosine_top_reference
+from proximity.engine.overlap.dense import cosine_scores, cosine_top_reference
 from proximity.engine.overlap.lexical import bm25_scores_reference, tokenize
 
 from .builders import SPACE, record, unit
@@ -101,6 +101,6 @@ def test_vectorised_top_depth_agrees_with_brute_force(rows, query, depth):
     snapshot = PoolSnapshot.build("s", [record(f"T{i}") for i in range(len(rows))])
     index = DenseIndex.build(snapshot, [unit(r) for r in rows], space_id=SPACE)
     got = index.retrieve(unit(query), np.ones(len(rows), dtype=bool), depth=depth)
-    scores = index.matrix @ unit(query)
+    scores = cosine_scores(index.matrix, unit(query))  # the retriever's own per-row dot products
     expected = sorted(range(len(rows)), key=lambda i: (-scores[i], i))[:depth]
     assert list(got) == expected
