@@ -179,7 +179,9 @@ class Linker:
 
     def link(self, path: str, symbols: FileSymbols) -> LinkedFile:
         """Resolve every reference of ``symbols`` as module ``path`` (its own names first)."""
-        own = _surface(symbols)
+        # The base's own file: reuse the surface that lookups build for it, not a second copy.
+        cached = self.surface(path) if self.files.get(path) is symbols else None
+        own = cached if cached is not None else _surface(symbols)
         depends: set[str] = set()
         # A dotted name means the same thing anywhere in the file, except under ``self``
         # (whose class is the scope's): resolve each once.

@@ -17,6 +17,7 @@ import bisect
 import builtins
 import re
 from collections.abc import Iterable, Sequence
+from operator import attrgetter
 
 from proximity.engine.imports.model import ImportSite
 from proximity.engine.symbols.model import (
@@ -51,6 +52,17 @@ _COMPOUND = (
 _BUILTINS = frozenset(dir(builtins))
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _LOCAL_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import[ \t]+([^#\n]+)", re.M)
+# Filled on first sight of a class; racing threads store equal tuples.
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_REFERENCE_ORDER = attrgetter("line", "kind", "name")
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    """The fields of an AST class that can hold nodes (``ctx`` never holds a reference)."""
+    hit = _FIELDS.get(kind)
+    if hit is None:
+        hit = _FIELDS[kind] = tuple(f for f in kind._fields if f != "ctx")  # type: ignore[attr-defined]
+    return hit
 
 
 def _marks(text: str, names: set[str]) -> list[int]:
@@ -296,46 +308,62 @@ class _Extractor:
             self.references.append(Reference(f"?.{member}", "call", line, scope, shape))
 
     def node(self, node: ast.AST, scope: str, me: str | None) -> None:
-        """Record the references under ``node`` (iteratively: deep expressions are common)."""
+        """Record the references under ``node`` (iteratively: deep expressions are common).
+
+        The hot loop of a cold build: dispatch on the exact class (``ast.parse`` makes no
+        subclasses) and push children straight from ``_fields``, skipping ``ctx``, which
+        holds nothing to record."""
         stack: list[ast.AST] = [node]
+        pop, push, extend = stack.pop, stack.append, stack.extend
+        interesting, references = self.interesting, self.references
         while stack:
-            item = stack.pop()
-            if isinstance(item, ast.Call):
-                chain = dotted(item.func)
+            item = pop()
+            kind = type(item)
+            if kind is ast.Name:
+                if type(item.ctx) is ast.Load and item.id in interesting:  # type: ignore[attr-defined]
+                    references.append(Reference(item.id, "use", item.lineno, scope))  # type: ignore[attr-defined]
+            elif kind is ast.Call:
+                call: ast.Call = item  # type: ignore[assignment]
+                chain = dotted(call.func)
                 if chain is not None:  # the whole chain is one reference
-                    self._attribute(chain, "call", item.lineno, scope, me, call_shape(item))
+                    self._attribute(chain, "call", call.lineno, scope, me, call_shape(call))
                 else:
-                    stack.append(item.func)
-                stack.extend(item.args)
-                stack.extend(k.value for k in item.keywords)
-            elif isinstance(item, ast.Attribute):
-                chain = dotted(item)
+                    push(call.func)
+                extend(call.args)
+                extend(k.value for k in call.keywords)
+            elif kind is ast.Attribute:
+                attribute: ast.Attribute = item  # type: ignore[assignment]
+                chain = dotted(attribute)
                 if chain is None:
-                    stack.append(item.value)
+                    push(attribute.value)
                     continue
-                kind = "write" if isinstance(item.ctx, ast.Store | ast.Del) else "read"
-                self._attribute(chain, kind, item.lineno, scope, me)
-            elif isinstance(item, ast.Name):
-                if isinstance(item.ctx, ast.Load) and item.id in self.interesting:
-                    self.references.append(Reference(item.id, "use", item.lineno, scope))
-            elif isinstance(item, ast.Subscript) and isinstance(item.ctx, ast.Store | ast.Del):
-                chain = dotted(item.value)  # self.cache[key] = value: a write of cache
+                access = "write" if isinstance(attribute.ctx, ast.Store | ast.Del) else "read"
+                self._attribute(chain, access, attribute.lineno, scope, me)
+            elif kind is ast.Subscript and isinstance(item.ctx, ast.Store | ast.Del):  # type: ignore[attr-defined]
+                subscript: ast.Subscript = item  # type: ignore[assignment]
+                chain = dotted(subscript.value)  # self.cache[key] = value: a write of cache
                 if chain is not None and me is not None and chain.startswith(me + "."):
-                    self._attribute(chain, "write", item.lineno, scope, me)
+                    self._attribute(chain, "write", subscript.lineno, scope, me)
                 else:
-                    stack.append(item.value)
-                stack.append(item.slice)
-            elif isinstance(item, ast.AugAssign):
-                chain = dotted(item.target)
+                    push(subscript.value)
+                push(subscript.slice)
+            elif kind is ast.AugAssign:
+                augmented: ast.AugAssign = item  # type: ignore[assignment]
+                chain = dotted(augmented.target)
                 if chain is not None and me is not None and chain.startswith(me + "."):
-                    self._attribute(chain, "write", item.lineno, scope, me)
+                    self._attribute(chain, "write", augmented.lineno, scope, me)
                 else:
-                    stack.append(item.target)
-                stack.append(item.value)
-            elif isinstance(item, ast.Import | ast.ImportFrom):
-                self.imports(item, scope)
+                    push(augmented.target)
+                push(augmented.value)
+            elif kind is ast.Import or kind is ast.ImportFrom:
+                self.imports(item, scope)  # type: ignore[arg-type]
             else:
-                stack.extend(ast.iter_child_nodes(item))
+                for field in _child_fields(kind):
+                    value = getattr(item, field, None)
+                    if isinstance(value, ast.AST):
+                        push(value)
+                    elif isinstance(value, list):
+                        extend([v for v in value if isinstance(v, ast.AST)])
 
     # detail text ------------------------------------------------------------------------
 
@@ -386,7 +414,7 @@ def extract_python_symbols(source: bytes | str, *, detail: bool = False) -> File
     lines = text.splitlines() if detail else None
     extractor = _Extractor(tree, lines, text)
     extractor.body(tree.body, "", None, None)
-    references = sorted(extractor.references, key=lambda r: (r.line, r.kind, r.name))
+    references = sorted(extractor.references, key=_REFERENCE_ORDER)
     return FileSymbols(
         "python",
         tuple(extractor.definitions),

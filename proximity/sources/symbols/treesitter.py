@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
+from operator import attrgetter
 
 import tree_sitter
 
@@ -60,6 +61,7 @@ _MUTATORS = frozenset(
 _WRITE_PARENTS = frozenset(
     {"assignment_expression", "augmented_assignment_expression", "update_expression"}
 )
+_REFERENCE_ORDER = attrgetter("line", "kind", "name")
 _queries: dict[str, tree_sitter.Query] = {}
 _lock = threading.Lock()
 
@@ -448,7 +450,7 @@ def extract_tree_sitter_symbols(
         else:
             _declaration(b, node)
     _references(b, tree, _query(language))
-    references = sorted(b.references, key=lambda r: (r.line, r.kind, r.name))
+    references = sorted(b.references, key=_REFERENCE_ORDER)
     error = "syntax errors (symbols recovered where possible)" if tree.root_node.has_error else None
     return FileSymbols(
         language,
