@@ -126,12 +126,11 @@ def _query(principal: Any, prefix: str, k: int) -> Any:
 
 def _rebuilt_stored_run(version: Any, principal: Any) -> None:
     """What ``overlap_run_execute`` did before the incremental index: rebuild, run, store."""
-    from django.db import transaction
     from django.utils import timezone
 
     from proximity.models import OverlapRun
     from proximity.services.overlap_prepare import ACTIVE_POLICY, rebuilt_engine_call
-    from proximity.services.overlap_store import run_store
+    from proximity.services.overlap_runs import overlap_run_prepared
 
     run = OverlapRun.objects.create(
         query=version,
@@ -139,16 +138,7 @@ def _rebuilt_stored_run(version: Any, principal: Any) -> None:
         status=OverlapRun.Status.RUNNING,
         requested_at=timezone.now(),
     )
-    prepared = rebuilt_engine_call(version, principal)
-    result = prepared.call()
-    with transaction.atomic():
-        run_store(
-            run=run,
-            result=result,
-            pool_size=prepared.pool_size,
-            version_ids=prepared.version_ids,
-            now=timezone.now(),
-        )
+    overlap_run_prepared(run, rebuilt_engine_call(version, principal), claimed=False)
 
 
 def measure(size: int, queries: int, rebuild_queries: int) -> dict[str, Any]:

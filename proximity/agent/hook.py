@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 import signal
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +31,7 @@ from proximity.agent.render import render
 from proximity.agent.session import AgentSession, ServerError
 from proximity.agent.state import hook_log
 from proximity.sources.git import GitError
+from proximity.sources.limits import wall_clock_deadline
 
 __all__ = ["HookOutcome", "run_hook"]
 
@@ -50,20 +50,9 @@ class HookOutcome:
     note: str = ""
 
 
-@contextmanager
-def _deadline(seconds: float) -> Iterator[None]:
+def _deadline(seconds: float) -> AbstractContextManager[None]:
     """Raise :class:`HookTimeoutError` after ``seconds`` of wall time (main thread only)."""
-
-    def expire(signum: int, frame: object) -> None:
-        raise HookTimeoutError(f"no answer within {seconds:g} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    return wall_clock_deadline(seconds, lambda: HookTimeoutError(f"no answer within {seconds:g} s"))
 
 
 def _pre_edit(session: AgentSession, event: HookEvent) -> Decision:

@@ -28,7 +28,8 @@ def adjudicated_rows() -> tuple[TrainingRow, ...]:
         .order_by("pk")
     )
     for adj in labels:
-        terms = {t["name"]: t for t in (adj.advisory.evidence or {}).get("terms", [])}
+        review = (adj.advisory.evidence or {}).get("review") or {}  # as overlap_store writes it
+        terms = {t["name"]: t for t in review.get("terms", [])}
         if not terms:
             continue  # scored before the evidence model existed: nothing to learn from
         known = [terms.get(n, {}).get("status") == "value" for n in EVIDENCE_FEATURES]

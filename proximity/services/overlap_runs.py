@@ -25,13 +25,14 @@ from kombu.exceptions import OperationalError as KombuOperationalError
 from proximity.models import OverlapRun, TaskVersion
 from proximity.services.enqueue import OVERLAP_RUN, enqueue
 from proximity.services.overlap_index import indexed_engine_call
-from proximity.services.overlap_prepare import ACTIVE_POLICY
+from proximity.services.overlap_prepare import ACTIVE_POLICY, PreparedRun
 from proximity.services.overlap_store import run_store
 
 __all__ = [
     "ACTIVE_POLICY",
     "max_attempts",
     "overlap_run_execute",
+    "overlap_run_prepared",
     "overlap_run_request",
     "overlap_runs_sweep",
     "run_retry_backoff",
@@ -178,21 +179,26 @@ def overlap_run_execute(*, version_id: int, policy_digest: str) -> OverlapRun | 
         return run
     try:
         # The pool is the scopes of this version's writer (its reviser, for a revision).
-        prepared = indexed_engine_call(query, query.declared_by)
-        result = prepared.call()
-        with transaction.atomic():
-            run_store(
-                run=run,
-                result=result,
-                pool_size=prepared.pool_size,
-                version_ids=prepared.version_ids,
-                records=prepared.records,
-                now=timezone.now(),
-                claimed=True,
-            )
+        overlap_run_prepared(run, indexed_engine_call(query, query.declared_by), claimed=True)
     except Exception as exc:  # any failure must leave a reason, never a row stuck running
         _fail(run, exc)
     return run
+
+
+def overlap_run_prepared(run: OverlapRun, prepared: PreparedRun, *, claimed: bool) -> None:
+    """Call the engine on ``prepared`` and store its result with ``run`` in one transaction
+    (the rebuild path's benchmark runs the same step on a rebuilt pool)."""
+    result = prepared.call()
+    with transaction.atomic():
+        run_store(
+            run=run,
+            result=result,
+            pool_size=prepared.pool_size,
+            version_ids=prepared.version_ids,
+            records=prepared.records,
+            now=timezone.now(),
+            claimed=claimed,
+        )
 
 
 def _claim(run: OverlapRun, now: datetime) -> bool:

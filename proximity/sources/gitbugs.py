@@ -16,12 +16,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from proximity.engine.evaluation.recall_rate import DuplicateQuery, duplicate_queries
 from proximity.engine.overlap import Provenance, TaskRecord
 
 __all__ = [
     "BugReport",
+    "DuplicateTaskSet",
     "GitBugsDataset",
     "GitBugsFormatError",
+    "duplicate_task_set",
     "load_gitbugs",
     "parse_created",
     "pipeline_records",
@@ -157,3 +160,21 @@ def pipeline_records(records: Sequence[TaskRecord]) -> list[TaskRecord]:
         dataclasses.replace(r, acceptance=(), purpose="bug-fix", deliverable=r.deliverable or "")
         for r in records
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateTaskSet:
+    """A GitBugs folder as the evaluation reads it: reports as tasks, times, duplicate queries."""
+
+    dataset: GitBugsDataset
+    records: tuple[TaskRecord, ...]
+    created: tuple[float, ...]
+    queries: tuple[DuplicateQuery, ...]
+
+
+def duplicate_task_set(folder: str | Path) -> DuplicateTaskSet:
+    """Load ``folder`` (``GitBugsFormatError`` naming the problem) and its duplicate queries."""
+    dataset = load_gitbugs(folder)
+    records, created = report_records(dataset)
+    times = dict(zip((r.task_id for r in records), created, strict=True))
+    return DuplicateTaskSet(dataset, records, created, duplicate_queries(times, dataset.pairs))

@@ -11,10 +11,34 @@ exempt from it.
 from __future__ import annotations
 
 import resource
-from collections.abc import Callable
+import signal
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
-__all__ = ["Limits"]
+__all__ = ["Limits", "wall_clock_deadline"]
+
+
+@contextmanager
+def wall_clock_deadline(
+    seconds: float | None, error: Callable[[], BaseException]
+) -> Iterator[None]:
+    """Raise ``error()`` in this process after ``seconds`` of wall time (no deadline when 0 or
+    None). SIGALRM: main thread only, one at a time; the previous handler is restored."""
+    if not seconds:
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise error()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _lower(which: int, value: int | None) -> None:

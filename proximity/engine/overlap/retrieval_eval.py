@@ -28,6 +28,7 @@ __all__ = [
     "METHODS",
     "RetrievalEvaluation",
     "as_json_methods",
+    "bm25_prefix_scores",
     "evaluate_retrieval",
     "method_rankings",
     "query_scores",
@@ -50,7 +51,9 @@ class RetrievalEvaluation:
     results: tuple[tuple[str, RecallRate | None, str | None], ...]
 
 
-def _bm25_prefix(tokens: Sequence[list[str]], query: list[str]) -> NDArray[np.float32]:
+def bm25_prefix_scores(tokens: Sequence[list[str]], query: list[str]) -> NDArray[np.float32]:
+    """Lucene BM25 of each document in ``tokens`` for ``query``'s distinct terms, with corpus
+    statistics from those documents only (a query's strictly earlier prefix)."""
     retriever = bm25s.BM25(method="lucene")
     retriever.index(list(tokens), show_progress=False)
     ids = retriever.get_tokens_ids(list(dict.fromkeys(query)))
@@ -111,7 +114,7 @@ def query_scores(
     for q in queries:
         row = row_of[q.query_id]
         earlier = np.flatnonzero(times < times[row])
-        lexical = _bm25_prefix([tokens[i] for i in earlier], tokens[row])
+        lexical = bm25_prefix_scores([tokens[i] for i in earlier], tokens[row])
         dense = None if vectors is None else vectors[earlier] @ vectors[row]
         out.append(_QueryScores(q.query_id, earlier, lexical, dense))
     return tuple(out)

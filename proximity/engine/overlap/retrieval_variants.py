@@ -25,7 +25,7 @@ from proximity.engine.overlap.lexical import document_tokens, identifier_tokens,
 from proximity.engine.overlap.policy import OverlapPolicy
 from proximity.engine.overlap.rankers import top_by_score
 from proximity.engine.overlap.records import TaskRecord
-from proximity.engine.overlap.retrieval_eval import _bm25_prefix
+from proximity.engine.overlap.retrieval_eval import bm25_prefix_scores
 
 __all__ = ["TOKENIZERS", "Variant", "evaluate_variant", "scope_tokens"]
 
@@ -101,13 +101,13 @@ def evaluate_variant(
     for q in queries:
         row = row_of[q.query_id]
         earlier = np.flatnonzero(times < times[row])
-        lexical = _bm25_prefix([tokens[i] for i in earlier], tokens[row])
+        lexical = bm25_prefix_scores([tokens[i] for i in earlier], tokens[row])
         lists = {
             "lexical": _ranked(lexical, earlier, depth, True),
             "dense": _ranked(vectors[earlier] @ vectors[row], earlier, depth, False),
         }
         if scopes is not None and scopes[row]:
-            scope = _bm25_prefix([scopes[i] for i in earlier], scopes[row])
+            scope = bm25_prefix_scores([scopes[i] for i in earlier], scopes[row])
             lists["scope"] = _ranked(scope, earlier, depth, True)
         fused = reciprocal_rank_fusion(lists, k=policy.rrf_k)
         ranked[q.query_id] = [ids[c.row] for c in fused][:depth]

@@ -18,7 +18,6 @@ import numpy as np
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from proximity.engine.evaluation.recall_rate import duplicate_queries
 from proximity.engine.overlap import SHIPPED_POLICY, OverlapPolicy, TaskRecord
 from proximity.engine.overlap.evidence_fit import queue_figures, training_rows
 from proximity.engine.overlap.policy import INDEXABLE_FIELDS
@@ -38,9 +37,8 @@ from proximity.sources.embedding import (
 )
 from proximity.sources.gitbugs import (
     GitBugsFormatError,
-    load_gitbugs,
+    duplicate_task_set,
     pipeline_records,
-    report_records,
 )
 
 #: Folders that are holdouts: never tuned on, evaluated once per frozen policy, always logged.
@@ -97,12 +95,14 @@ class Command(BaseCommand):
         if holdout and not options["holdout"]:
             raise CommandError(f"{name} is a holdout: pass --holdout to evaluate and log it")
         try:
-            dataset = load_gitbugs(options["gitbugs"])
+            loaded = duplicate_task_set(options["gitbugs"])
         except GitBugsFormatError as exc:
             raise CommandError(str(exc)) from exc
-        records, created = report_records(dataset)
-        queries = duplicate_queries(
-            dict(zip((r.task_id for r in records), created, strict=True)), dataset.pairs
+        dataset, records, created, queries = (
+            loaded.dataset,
+            loaded.records,
+            loaded.created,
+            loaded.queries,
         )
         vectors, reason = self._vectors(records, options["cache_dir"])
         if options["variants"]:

@@ -16,7 +16,6 @@ import networkx as nx
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from proximity.engine.evaluation.recall_rate import duplicate_queries
 from proximity.engine.overlap import SHIPPED_POLICY
 from proximity.engine.overlap.evidence_fit import fit_evidence_model, training_rows
 from proximity.management.commands.evaluate_overlap import HOLDOUT_DATASETS
@@ -28,9 +27,8 @@ from proximity.sources.embedding import (
 )
 from proximity.sources.gitbugs import (
     GitBugsFormatError,
-    load_gitbugs,
+    duplicate_task_set,
     pipeline_records,
-    report_records,
 )
 
 
@@ -54,13 +52,11 @@ class Command(BaseCommand):
         if options["budget"] < 1:
             raise CommandError("--budget must be >= 1")
         try:
-            dataset = load_gitbugs(options["gitbugs"])
+            loaded = duplicate_task_set(options["gitbugs"])
         except GitBugsFormatError as exc:
             raise CommandError(str(exc)) from exc
-        reports, created = report_records(dataset)
-        records = pipeline_records(reports)
-        ids = [r.task_id for r in records]
-        queries = duplicate_queries(dict(zip(ids, created, strict=True)), dataset.pairs)
+        dataset, created, queries = loaded.dataset, loaded.created, loaded.queries
+        records = pipeline_records(loaded.records)
         graph: nx.Graph[str] = nx.Graph()
         graph.add_edges_from(dataset.pairs)
         groups = {m: g for g, c in enumerate(nx.connected_components(graph)) for m in c}

@@ -17,9 +17,6 @@ the record's own hunks) resolved against the merge base's symbol index.
 from __future__ import annotations
 
 import gc
-import shutil
-import signal
-import tempfile
 import time
 from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from contextlib import contextmanager
@@ -38,20 +35,20 @@ from proximity.engine.symbols import (
     with_neighbours,
 )
 from proximity.sources.git._run import GitError, git
+from proximity.sources.git.dryrun import scratch_store
 
 # The live check's tree readers: same listing rules (symlinks skipped, compiled modules kept
 # as opaque names) and the same cap on Python text, so both label a tree identically.
-from proximity.sources.git.mergecheck import _listing, _read_blobs
-from proximity.sources.limits import Limits
+from proximity.sources.git.mergecheck import read_tree_blobs, tree_listing
+from proximity.sources.limits import Limits, wall_clock_deadline
 from proximity.sources.symbols.index import (
     SHARED_CACHE,
     SYMBOL_LANGUAGES,
     commit_files,
-    extract_symbols,
     read_blobs,
     symbol_cache_key,
 )
-from proximity.sources.symbols.read import index_for
+from proximity.sources.symbols.read import detailed_symbols, index_for
 
 __all__ = [
     "CheckTimeoutError",
@@ -68,36 +65,11 @@ class CheckTimeoutError(Exception):
 
 
 @contextmanager
-def _deadline(seconds: float | None) -> Iterator[None]:
-    """SIGALRM after ``seconds`` (main thread only: the command runs checks one at a time)."""
-    if not seconds:
-        yield
-        return
-
-    def _raise(signum: int, frame: object) -> None:
-        raise CheckTimeoutError
-
-    previous = signal.signal(signal.SIGALRM, _raise)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-@contextmanager
 def scratch_env(repo: str | Path) -> Iterator[dict[str, str]]:
-    """Git environment writing new objects to a throwaway folder, reading the repository's."""
-    scratch = Path(tempfile.mkdtemp(prefix="radar-buildbreaks-"))
-    try:
-        _, out = git(repo, ["rev-parse", "--path-format=absolute", "--git-path", "objects"])
-        yield {
-            "GIT_OBJECT_DIRECTORY": str(scratch),
-            "GIT_ALTERNATE_OBJECT_DIRECTORIES": out.decode().strip(),
-        }
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    """Git environment writing new objects to a throwaway folder, reading the repository's
+    (the dry run's scratch store; the command checks pairs one at a time)."""
+    with scratch_store(repo) as scratch:
+        yield scratch.env()
 
 
 def _merged_tree(repo: Path, env: Mapping[str, str], x: str, y: str, limits: Limits) -> str | None:
@@ -130,15 +102,15 @@ def build_check(
         merged = _merged_tree(root, env, tip_a, state_b, limits)
         if merged is None:
             return {**out, "status": "conflict"}
-        listed = [_listing(str(root), env, t, limits) for t in (tip_a, state_b, merged)]
+        listed = [tree_listing(str(root), env, t, limits) for t in (tip_a, state_b, merged)]
         wanted = (blob for blobs, _ in listed for blob in blobs.values())
-        texts = _read_blobs(str(root), env, wanted, limits)
+        texts = read_tree_blobs(str(root), env, wanted, limits)
         files = [{p: texts[b] for p, b in blobs.items() if b in texts} for blobs, _ in listed]
         others = {name: listed[k][1] for k, name in enumerate(("a", "b", "merged"))}
         paused = gc.isenabled()
         gc.disable()  # as in the live check: thousands of ASTs, no cycles worth collecting
         try:
-            with _deadline(timeout):
+            with wall_clock_deadline(timeout, CheckTimeoutError):
                 result = merge_check(*files, others=others, cache=cache)
         finally:
             if paused:
@@ -155,17 +127,6 @@ def build_check(
         "counts": dict(result.counts),
         "seconds": round(time.monotonic() - started, 3),
     }
-
-
-def _detailed(
-    data: bytes | None, language: str, key: str, cache: MutableMapping[str, FileSymbols]
-) -> FileSymbols | None:
-    if data is None:
-        return None
-    hit = cache.get(key)
-    if hit is None:
-        hit = cache[key] = extract_symbols(data, language, detail=True)
-    return hit
 
 
 def side_changes(
@@ -207,7 +168,8 @@ def side_changes(
         versions = []
         for blob in (bases.get(path), head_blobs.get(path)):
             key = symbol_cache_key(blob or "", language, detail=True)
-            versions.append(_detailed(contents.get(blob) if blob else None, language, key, cache))
+            data = contents.get(blob) if blob else None
+            versions.append(detailed_symbols(data, language, key, cache))
         out.append(
             file_changes(
                 versions[0],

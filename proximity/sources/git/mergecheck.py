@@ -24,7 +24,14 @@ from proximity.sources.git.dryrun import scratch_store, snapshot_commit
 from proximity.sources.git.workingset import WorkingSet
 from proximity.sources.limits import Limits
 
-__all__ = ["TREE_CACHE", "MergeCheckRun", "run_merge_check", "worktree_trees"]
+__all__ = [
+    "TREE_CACHE",
+    "MergeCheckRun",
+    "read_tree_blobs",
+    "run_merge_check",
+    "tree_listing",
+    "worktree_trees",
+]
 
 _NEEDED = (".py",)
 _OPAQUE = (".pyi", ".pyx", ".pxd", ".so", ".pyd")
@@ -110,7 +117,7 @@ def _merge_base(
     return out.decode().strip() or None if code == 0 else None
 
 
-def _listing(
+def tree_listing(
     cwd: str, env: Mapping[str, str], tree: str, limits: Limits
 ) -> tuple[dict[str, str], list[str]]:
     """``({python path: blob id}, [opaque module paths])`` of one tree."""
@@ -133,7 +140,7 @@ def _listing(
     return blobs, others
 
 
-def _read_blobs(
+def read_tree_blobs(
     cwd: str, env: Mapping[str, str], blobs: Iterable[str], limits: Limits
 ) -> dict[str, str]:
     wanted = sorted(set(blobs))
@@ -187,8 +194,10 @@ def run_merge_check(
         base = _merge_base(a.path, env, commits[0], commits[1], limits)
         if merged is None:
             return MergeCheckRun("conflict", trees[0], trees[1], base)
-        listed = [_listing(a.path, env, t, limits) for t in (*trees, merged)]
-        texts = _read_blobs(a.path, env, (x for blobs, _ in listed for x in blobs.values()), limits)
+        listed = [tree_listing(a.path, env, t, limits) for t in (*trees, merged)]
+        texts = read_tree_blobs(
+            a.path, env, (x for blobs, _ in listed for x in blobs.values()), limits
+        )
     files = [{p: texts[blob] for p, blob in blobs.items() if blob in texts} for blobs, _ in listed]
     others = {name: listed[k][1] for k, name in enumerate(("a", "b", "merged"))}
     # Thousands of ASTs are built and dropped: collector passes over them cost more than the

@@ -40,7 +40,14 @@ from proximity.sources.symbols.index import (
     symbol_cache_key,
 )
 
-__all__ = ["SymbolRead", "clear_index_cache", "index_for", "read_symbol_data", "worktree_changes"]
+__all__ = [
+    "SymbolRead",
+    "clear_index_cache",
+    "detailed_symbols",
+    "index_for",
+    "read_symbol_data",
+    "worktree_changes",
+]
 
 _INDEXES: OrderedDict[tuple[str, str], SymbolIndex] = OrderedDict()
 _LATEST: dict[str, SymbolIndex] = {}
@@ -88,9 +95,10 @@ def index_for(
         return index
 
 
-def _detailed(
+def detailed_symbols(
     data: bytes | None, language: str, key: str, cache: MutableMapping[str, FileSymbols]
 ) -> FileSymbols | None:
+    """A file version's detailed symbols, memoised by ``key`` (its content and language)."""
     if data is None:
         return None
     hit = cache.get(key)
@@ -125,7 +133,7 @@ def worktree_changes(
     for f in wanted:
         language = language_of(f.path) or "python"
         blob = base_blobs.get(f.path)
-        base = _detailed(
+        base = detailed_symbols(
             contents.get(blob) if blob else None,
             language,
             symbol_cache_key(blob or "", language, detail=True),
@@ -139,7 +147,7 @@ def worktree_changes(
                 problems.append(f"{ws.agent_id}: {f.path} unreadable ({exc.strerror or exc})")
                 continue
         digest = hashlib.sha1(head_bytes or b"", usedforsecurity=False).hexdigest()
-        head = _detailed(
+        head = detailed_symbols(
             head_bytes, language, symbol_cache_key(digest, language, detail=True), cache
         )
         problems += [
