@@ -99,7 +99,8 @@ def _check(args: argparse.Namespace) -> int:
     session = AgentSession.open(path, **_overrides(args))
     result = session.check([PlannedEdit(path, lines)])
     print(check_text(result, session.config.policy))
-    return EXIT_ADVISORY if any(not f.acknowledged for f in result.findings) else 0
+    unacknowledged = [x for x in (*result.findings, *result.drift) if not x.acknowledged]
+    return EXIT_ADVISORY if unacknowledged else 0
 
 
 def _ack(args: argparse.Namespace) -> int:

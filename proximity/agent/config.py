@@ -18,6 +18,7 @@ __all__ = ["ConfigError", "Policy", "RadarConfig", "load_config"]
 
 CONFIG_FILE = ".radar.toml"
 _RESOLUTION = ("deny", "ask", "warn", "off")
+_DRIFT = ("deny", "ask", "warn", "off")
 _TRAFFIC = ("context", "off")
 _ON_ERROR = ("open", "closed")
 
@@ -36,6 +37,8 @@ class Policy:
     declare_tasks: bool = False
     timeout_seconds: float = 3.0
     ack_ttl_minutes: float = 240.0
+    drift: str = "deny"
+    """Planned lines the mainline changed since the branch's base (docs/AGENTS.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +80,7 @@ def _policy(table: Mapping[str, Any]) -> Policy:
         declare_tasks=bool(table.get("declare_tasks", False)),
         timeout_seconds=_number(table, "timeout_seconds", 3.0),
         ack_ttl_minutes=_number(table, "ack_ttl_minutes", 240.0),
+        drift=_choice(table, "drift", _DRIFT, "deny"),
     )
 
 

@@ -1,9 +1,11 @@
 """From findings to what the hook does: deny, ask, pass context, or stay silent.
 
 Defaults (``.radar.toml`` ``[policy]`` changes them): an unacknowledged Resolution Advisory on
-the lines about to change denies the edit with a reason the model can act on; a Traffic
-Advisory, or a Resolution the agent has acknowledged, lets the edit proceed and passes the
-other side's intent as context; nothing found means no output at all.
+the lines about to change denies the edit with a reason the model can act on; so do lines the
+mainline changed since the branch's base (``policy.drift``: the merge would conflict for
+certain, and bringing the mainline in first avoids it); a Traffic Advisory, or a finding the
+agent has acknowledged, lets the edit proceed and passes what was found as context; nothing
+found means no output at all.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from proximity.agent.config import Policy
-from proximity.agent.findings import CheckResult, Finding
+from proximity.agent.findings import CheckResult, DriftFinding, Finding
 
 __all__ = ["Decision", "decide", "describe"]
 
@@ -35,6 +37,7 @@ class Decision:
     kind: str
     text: str = ""
     findings: tuple[Finding, ...] = ()
+    drift: tuple[DriftFinding, ...] = ()
 
 
 def _ranges(lines: list[list[int]] | None) -> str:
@@ -91,38 +94,107 @@ def _finding_lines(f: Finding, me: str) -> list[str]:
     return out
 
 
-def describe(result: CheckResult, findings: Sequence[Finding], *, header: str) -> str:
+def _hunks(hunks: list[list[int]] | None) -> str:
+    if hunks is None:
+        return "the whole file"
+    parts = [
+        f"an insertion after line {s}"
+        if c == 0
+        else (f"line {s}" if c == 1 else f"lines {s}-{s + c - 1}")
+        for s, c in hunks
+    ]
+    return ", ".join(parts)
+
+
+def _drift_lines(d: DriftFinding) -> list[str]:
+    what = {"D": "deleted", "A": "added"}.get(d.status[:1], "changed")
+    where = "" if d.their_hunks is None else f" {_hunks(d.their_hunks)} (as numbered in your base)"
+    out = [f"- {d.mainline} {what} {d.path}{where} since your branch's base"]
+    if d.commits:
+        out[0] += ":"
+        out += [f"      {c}" for c in d.commits]
+    else:
+        out[0] += "."
+    return out
+
+
+def describe(
+    result: CheckResult,
+    findings: Sequence[Finding],
+    *,
+    header: str,
+    drift: Sequence[DriftFinding] = (),
+) -> str:
     lines = [header]
     for f in findings:
         lines += _finding_lines(f, result.agent)
+    for d in drift:
+        lines += _drift_lines(d)
     return "\n".join(lines)
 
 
-def _deny_text(result: CheckResult, blocking: Sequence[Finding]) -> str:
+def _joined(names: Sequence[str]) -> str:
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+
+
+def _deny_text(
+    result: CheckResult, blocking: Sequence[Finding], drift: Sequence[DriftFinding]
+) -> str:
     paths = ", ".join(result.paths) or "this file"
+    names = sorted({f.other for f in blocking})
+    mainlines = sorted({d.mainline for d in drift})
+    whose = [
+        *(["another agent's work"] if names else []),
+        *(f"work already on {m}" for m in mainlines),
+    ]
     text = describe(
         result,
         blocking,
-        header=f"Overlap Radar: this edit of {paths} would collide with another agent's work.",
+        header=f"Overlap Radar: this edit of {paths} would collide with {_joined(whose)}.",
+        drift=drift,
     )
-    names = sorted({f.other for f in blocking})
-    who = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
-    return (
-        f"{text}\nWays forward: (1) edit elsewhere (other lines or files) and leave these to "
-        f"{who}; or (2) coordinate, then acknowledge with `radar ack {' '.join(names)}` (MCP "
-        f"tool `acknowledge`) and retry: the same edit is then allowed."
+    ways = []
+    if mainlines:
+        m = mainlines[0]
+        ways.append(
+            f"bring {m} in first (commit or stash your work, then `git merge {m}` or `git rebase "
+            f"{m}`) and retry: the edit then lands on top of it"
+        )
+    leave = f" and leave these to {_joined(names)}" if names else ""
+    ways.append(f"edit elsewhere (other lines or files){leave}")
+    ways.append(
+        f"{'coordinate, then ' if names else ''}acknowledge with `radar ack "
+        f"{' '.join([*names, *mainlines])}` (MCP tool `acknowledge`) and retry: the same edit "
+        "is then allowed"
     )
+    numbered = "; ".join(f"({k}) {w}" for k, w in enumerate(ways, start=1))
+    return f"{text}\nWays forward: {numbered}."
+
+
+_STOPS = {"deny", "ask"}
 
 
 def decide(result: CheckResult, policy: Policy) -> Decision:
     """The hook's decision for a pre-edit check."""
     blocking = tuple(f for f in result.findings if f.resolution and not f.acknowledged)
     rest = tuple(f for f in result.findings if f not in blocking)
-    if blocking and policy.resolution in {"deny", "ask"}:
-        return Decision(policy.resolution, _deny_text(result, blocking), blocking)
+    drift = tuple(d for d in result.drift if not d.acknowledged)
+    drift_rest = tuple(d for d in result.drift if d.acknowledged)
+    stop_agents = bool(blocking) and policy.resolution in _STOPS
+    stop_drift = bool(drift) and policy.drift in _STOPS
+    if stop_agents or stop_drift:
+        kinds = {policy.resolution if stop_agents else "", policy.drift if stop_drift else ""}
+        shown_blocking = blocking if stop_agents else ()
+        shown_drift = drift if stop_drift else ()
+        text = _deny_text(result, shown_blocking, shown_drift)
+        kind = "deny" if "deny" in kinds else "ask"
+        return Decision(kind, text, shown_blocking, shown_drift)
     shown = (*blocking, *rest) if policy.resolution == "warn" else rest
-    if shown and policy.traffic == "context":
+    shown_drift = (*drift, *drift_rest) if policy.drift == "warn" else drift_rest
+    if (shown or shown_drift) and policy.traffic == "context":
         header = "Overlap Radar: other agents are working close to this edit."
-        text = describe(result, shown, header=header)
-        return Decision("context", text, tuple(shown))
+        if not shown:
+            header = "Overlap Radar: the mainline changed lines close to this edit."
+        text = describe(result, shown, header=header, drift=shown_drift)
+        return Decision("context", text, tuple(shown), tuple(shown_drift))
     return Decision("none")

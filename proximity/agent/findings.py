@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CheckResult", "Finding", "findings_from_advisories"]
+__all__ = ["CheckResult", "DriftFinding", "Finding", "findings_from_advisories"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +84,45 @@ class Finding:
 
 
 @dataclass(frozen=True, slots=True)
+class DriftFinding:
+    """A planned edit of ``path`` meets what the mainline changed since this branch's base.
+
+    ``their_hunks``: the mainline's base-side ``[start, count]`` hunks the edit meets (``None``:
+    the whole file, e.g. the mainline deleted or added it); ``commits``: ``"sha subject"`` of
+    the latest mainline commits that changed the path.
+    """
+
+    path: str
+    mainline: str
+    status: str = "M"
+    their_hunks: list[list[int]] | None = None
+    commits: tuple[str, ...] = ()
+    acknowledged: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "mainline": self.mainline,
+            "status": self.status,
+            "theirHunks": self.their_hunks,
+            "commits": list(self.commits),
+            "acknowledged": self.acknowledged,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> DriftFinding:
+        hunks = data.get("theirHunks")
+        return cls(
+            path=str(data["path"]),
+            mainline=str(data["mainline"]),
+            status=str(data.get("status") or "M"),
+            their_hunks=None if hunks is None else [[int(a), int(b)] for a, b in hunks],
+            commits=tuple(str(c) for c in data.get("commits") or ()),
+            acknowledged=bool(data.get("acknowledged")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class CheckResult:
     """Everything a hook needs to decide; ``coverage`` is ``unknown`` when it could not see."""
 
@@ -94,6 +133,8 @@ class CheckResult:
     coverage: str = "ok"
     reason: str = ""
     paths: tuple[str, ...] = ()
+    drift: tuple[DriftFinding, ...] = ()
+    """Planned lines the mainline changed since the merge base (read on the agent's side)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -104,6 +145,7 @@ class CheckResult:
             "coverage": self.coverage,
             "reason": self.reason,
             "paths": list(self.paths),
+            "drift": [d.to_json() for d in self.drift],
         }
 
     @classmethod
@@ -116,6 +158,7 @@ class CheckResult:
             coverage=str(data.get("coverage") or "ok"),
             reason=str(data.get("reason") or ""),
             paths=tuple(data.get("paths") or ()),
+            drift=tuple(DriftFinding.from_json(d) for d in data.get("drift") or ()),
         )
 
 

@@ -65,7 +65,7 @@ def _pre_edit(session: AgentSession, event: HookEvent) -> Decision:
         hook_log(f"{event.harness}: coverage unknown: {result.reason}")
     decision = decide(result, session.config.policy)
     if decision.kind in {"deny", "ask"}:
-        others = sorted({f.other for f in decision.findings})
+        others = sorted({f.other for f in decision.findings} | {d.mainline for d in decision.drift})
         session.state.remember_denial(agent=result.agent, others=others, paths=list(result.paths))
     return decision
 
@@ -196,6 +196,8 @@ def run_hook(harness: str, stdin: str, **overrides: Any) -> HookOutcome:
 def check_text(result: CheckResult, policy: Policy) -> str:
     """A person's reading of a check (``radar check``)."""
     decision = decide(result, policy)
-    if decision.kind == "none" and not result.findings:
+    if decision.kind == "none" and not result.findings and not result.drift:
         return f"{', '.join(result.paths) or 'nothing to check'}: clear"
-    return decision.text or describe(result, result.findings, header="Overlap Radar:")
+    return decision.text or describe(
+        result, result.findings, header="Overlap Radar:", drift=result.drift
+    )

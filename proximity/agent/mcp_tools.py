@@ -170,8 +170,8 @@ def check_edit(seat: Seat, path: str, lines: str | list[list[int]] | None = None
         body = {"repository": seat.repository, "agentId": seat.agent, "files": [entry]}
         result = CheckResult.from_json(seat.server("check_edit").check(body))
     text = decide(result, seat.policy).text
-    if not text and result.findings:
-        text = describe(result, result.findings, header="Overlap Radar:")
+    if not text and (result.findings or result.drift):
+        text = describe(result, result.findings, header="Overlap Radar:", drift=result.drift)
     text = text or f"{rel} {_span(ranges)}: clear; no other agent is working close to it."
     if result.coverage != "ok":
         text += f"\nCoverage {result.coverage}: {result.reason or 'not every agent was seen'}."

@@ -8,14 +8,14 @@ repository name) every question goes to it; otherwise the worktrees on this mach
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from proximity.agent.config import RadarConfig, load_config
 from proximity.agent.edits import PlannedEdit
 from proximity.agent.errors import ServerError
-from proximity.agent.findings import CheckResult
-from proximity.agent.state import LocalState
+from proximity.agent.findings import CheckResult, DriftFinding
+from proximity.agent.state import LocalState, hook_log
 from proximity.agent.worktree import AskingWorktree, engine_entries, find_worktree, merge_base
 
 if TYPE_CHECKING:
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from proximity.sources.git.memo import WorkingSetMemo
 
 __all__ = ["AgentSession", "ServerError", "remember_working_sets"]
+
+DriftAnswer = tuple[tuple[DriftFinding, ...], str]
 
 # Set in a long-lived process (the daemon): worktrees are re-read only when they changed. A
 # one-shot hook process leaves it unset, since telling what changed costs it one more git call.
@@ -121,8 +123,35 @@ class AgentSession:
         client = self.client
         if client is None:  # unreachable: a remote configuration always gives a client
             raise ServerError("no server configured")
-        body = {"repository": self.repository, "agentId": self.agent_id, "files": files()}
-        return CheckResult.from_json(client.check(body))
+        entries = files()
+        drift = _in_thread(self.mainline_drift, entries)  # the server cannot see this clone
+        body = {"repository": self.repository, "agentId": self.agent_id, "files": entries}
+        answer = CheckResult.from_json(client.check(body))
+        return self.with_drift(answer, drift())
+
+    def mainline_drift(self, entries: list[dict[str, object]]) -> DriftAnswer:
+        """``(drift findings, problem)`` for the planned ``entries``; policy ``drift = "off"``
+        reads nothing. A git failure is the problem, never "nothing found"."""
+        if self.config.policy.drift == "off":
+            return (), ""
+        from proximity.agent.drift import DriftUnknownError, mainline_drift
+
+        try:
+            found = mainline_drift(self.worktree, entries, base=self.config.base)
+        except DriftUnknownError as exc:
+            return (), f"the mainline {self.config.base!r} was not checked: {exc}"
+        if found and self.config.base in self.state.acknowledged(self.agent_id):
+            found = tuple(replace(d, acknowledged=True) for d in found)
+        return found, ""
+
+    @staticmethod
+    def with_drift(result: CheckResult, drift: DriftAnswer) -> CheckResult:
+        found, problem = drift
+        if problem:
+            hook_log(problem)
+            reason = "; ".join(x for x in (result.reason, problem) if x)
+            return replace(result, drift=found, reason=reason)
+        return replace(result, drift=found)
 
     @property
     def state(self) -> LocalState:
@@ -141,17 +170,31 @@ class AgentSession:
             files = pool.submit(engine_entries, self.worktree, planned, base=base)
             from proximity.agent.local import local_check  # numpy only when answered here
 
-            return local_check(
+            entries = files.result()
+            drift = pool.submit(self.mainline_drift, entries)
+            result = local_check(
                 self.worktree,
                 planned,
                 base=base,
                 profile=self.config.profile,
                 sets=sets.result(),
-                files=files.result(),
+                files=entries,
             )
+            return self.with_drift(result, drift.result())
 
     def acknowledge(self, other: str, *, note: str = "") -> str:
-        """Acknowledge the encounter with ``other``; the same edits are then allowed."""
+        """Acknowledge the encounter with ``other``; the same edits are then allowed.
+
+        ``other`` may be the mainline (``base``): its changes are read from this clone, so the
+        acknowledgement is kept here whether or not a server answers the checks.
+        """
+        if other == self.config.base:
+            ttl = self.config.policy.ack_ttl_minutes * 60
+            self.state.acknowledge(agent=self.agent_id, other=other, ttl_s=ttl, note=note)
+            return (
+                f"acknowledged the changes on {other} for {self.agent_id} "
+                f"(local, {ttl / 60:.0f} min)"
+            )
         if self.client is None:
             ttl = self.config.policy.ack_ttl_minutes * 60
             self.state.acknowledge(agent=self.agent_id, other=other, ttl_s=ttl, note=note)

@@ -86,12 +86,14 @@ def delete_payload(worktree: Path, agent: str, path: str) -> dict[str, Any]:
 @dataclass(frozen=True, slots=True)
 class GateAnswer:
     """``kind``: deny | context | none | error; ``others``: agent ids the answer names;
-    ``traffic``: the agents named in a Traffic Advisory (not an acknowledged Resolution)."""
+    ``traffic``: the agents named in a Traffic Advisory (not an acknowledged Resolution);
+    ``drift``: the denial names lines the mainline changed since the agent's base."""
 
     kind: str
     text: str = ""
     others: tuple[str, ...] = ()
     traffic: tuple[str, ...] = ()
+    drift: bool = False
 
 
 def _iso(epoch: float) -> datetime:
@@ -230,12 +232,14 @@ class RadarGate:
         files = engine_entries(session.worktree, planned, base=config.base)
         result = local_check(session.worktree, planned, base=config.base, profile=config.profile,
                              sets=self._sets_now(agent, now, wall), files=files)  # fmt: skip
+        result = session.with_drift(result, session.mainline_drift(files))
         decision = decide(result, config.policy)
         others = tuple(sorted({f.other for f in decision.findings}))
         if decision.kind in {"deny", "ask"}:
-            session.state.remember_denial(agent=result.agent, others=list(others),
+            named = sorted({*others, *(d.mainline for d in decision.drift)})
+            session.state.remember_denial(agent=result.agent, others=named,
                                           paths=list(result.paths))  # fmt: skip
-            return GateAnswer("deny", decision.text, others)
+            return GateAnswer("deny", decision.text, others, drift=bool(decision.drift))
         traffic = tuple(sorted({f.other for f in decision.findings if not f.resolution}))
         return GateAnswer(decision.kind, decision.text, others, traffic)
 
@@ -265,7 +269,10 @@ def _from_hook(outcome: Any) -> GateAnswer:
     if body.get("permissionDecision") in {"deny", "ask"}:
         text = str(body.get("permissionDecisionReason") or "")
         found = _ACK.search(text)
-        return GateAnswer("deny", text, tuple(found.group(1).split()) if found else ())
+        named = tuple(found.group(1).split()) if found else ()
+        # the replay's agents are pr-N; the mainline is the one name that is not
+        others = tuple(n for n in named if n.startswith("pr-"))
+        return GateAnswer("deny", text, others, drift=len(others) < len(named))
     text = str(body.get("additionalContext") or "")
     others = tuple(sorted(set(_NAMED.findall(text))))
     return GateAnswer("context", text, others, tuple(sorted(set(_TRAFFIC.findall(text)))))

@@ -21,7 +21,12 @@ from proximity.engine.replay.metrics import ReplayFigures, replay_figures
 from proximity.engine.replay.schedule import build_schedule
 from proximity.sources.replay_history import ReplayHistory
 from proximity.sources.replay_repo import ReplayRepo
-from proximity.sources.replay_run import PolicyRun, label_denials, run_policy
+from proximity.sources.replay_run import (
+    PolicyRun,
+    label_denials,
+    label_drift_denials,
+    run_policy,
+)
 
 __all__ = ["ReplayReport", "format_report", "replay_window"]
 
@@ -36,6 +41,7 @@ class ReplayReport:
     figures: dict[str, ReplayFigures]
     hunks_per_second: dict[str, float]
     bases: str = "as-read"
+    max_wait_s: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         h = self.history
@@ -43,7 +49,8 @@ class ReplayReport:
             "source": h.source, "ref": h.ref, "head": h.head, "start": h.start,
             "clockStart": h.clock_start, "prs": [p.number for p in h.prs],
             "mainlineSteps": len(h.mainline), "order": self.order, "recency": self.recency,
-            "mode": self.mode, "bases": self.bases, "scorerVersion": SCORER_VERSION,
+            "mode": self.mode, "bases": self.bases, "maxWaitS": self.max_wait_s,
+            "scorerVersion": SCORER_VERSION,
             "policies": {
                 name: {
                     "figures": _clean(asdict(self.figures[name])),
@@ -81,6 +88,7 @@ def replay_window(
     seed: int = 0,
     keep: bool = False,
     bases: str = "as-read",
+    max_wait_s: int | None = None,
 ) -> ReplayReport:
     """Run the baseline and each policy on the same schedule; write events and the summary."""
     out.mkdir(parents=True, exist_ok=True)
@@ -96,15 +104,16 @@ def replay_window(
                 runs[policy] = run_policy(
                     policy, repo=repo, start=history.start, events=events, prs=history.prs,
                     log=log, state_dir=root / f"state-{policy}", mode=mode, recency=recency,
-                    bases=bases,
+                    bases=bases, max_wait_s=max_wait_s,
                 )  # fmt: skip
         baseline = runs["ignore"]
         base_outcomes = {o.pr: o for o in baseline.outcomes()}
         figures, speed = {}, {}
         for policy, run in runs.items():
             unnecessary = label_denials(repo, baseline.finals, run) if policy != "ignore" else {}
+            drift = label_drift_denials(baseline, run) if policy != "ignore" else {}
             figures[policy] = replay_figures(
-                run.outcomes(unnecessary), policy=policy,
+                run.outcomes(unnecessary, drift), policy=policy,
                 baseline=base_outcomes if policy != "ignore" else None,
                 resamples=resamples, seed=seed,
             )  # fmt: skip
@@ -112,7 +121,8 @@ def replay_window(
     finally:
         if not keep:
             shutil.rmtree(root, ignore_errors=True)
-    report = ReplayReport(history, order, recency, mode, runs, figures, speed, bases)
+    report = ReplayReport(history, order, recency, mode, runs, figures, speed, bases,
+                          max_wait_s)  # fmt: skip
     (out / "summary.json").write_text(json.dumps(report.to_json(), indent=1), encoding="utf-8")
     return report
 
@@ -129,17 +139,21 @@ def format_report(report: ReplayReport) -> str:
     lines = [
         f"replay of {h.source} ({len(h.prs)} pull requests, {len(h.mainline)} mainline steps, "
         f"order by {report.order} time, recency {report.recency}, radar via {report.mode}, "
-        f"bases {report.bases})",
+        f"bases {report.bases}"
+        + (f", obey waits at most {report.max_wait_s / 3600:g} h" if report.max_wait_s else "")
+        + ")",
         "| policy | conflicts /100 merges | avoided | avoided incl. resync | hunks delayed % | "
-        "median delay h | denials | unnecessary % | RA per agent-hour | hunks/s |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "median delay h | denials | unnecessary % | mainline denials (unnecessary) | "
+        "RA per agent-hour | hunks/s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, f in report.figures.items():
         lines.append(
             f"| {name} | {_ci(f.conflicts_per_100)} [{f.conflicts}/{f.merges}] | "
             f"{_ci(f.avoided, 100, 0)} | {_ci(f.avoided_with_resync, 100, 0)} | "
             f"{_ci(f.share_delayed, 100, 2)} | {_ci(f.median_delay_h, 1, 2)} | {f.denials} | "
-            f"{_ci(f.share_unnecessary, 100, 0)} | {_ci(f.ra_per_agent_hour, 1, 3)} | "
+            f"{_ci(f.share_unnecessary, 100, 0)} | {f.drift_denials} "
+            f"({f.unnecessary_drift_denials}) | {_ci(f.ra_per_agent_hour, 1, 3)} | "
             f"{report.hunks_per_second[name]:.1f} |"
         )
     return "\n".join(lines)

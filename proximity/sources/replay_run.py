@@ -20,7 +20,14 @@ from typing import Any, TextIO
 
 from proximity.engine.replay.hunks import plan_edit, split_lines
 from proximity.engine.replay.metrics import PullRequestOutcome
-from proximity.engine.replay.policy import Action, Applied, Denied, Outcome, ReplayScheduler
+from proximity.engine.replay.policy import (
+    Action,
+    Applied,
+    Denied,
+    Drifted,
+    Outcome,
+    ReplayScheduler,
+)
 from proximity.engine.replay.schedule import Change, Event, PullRequestHistory
 from proximity.sources.replay_radar import (
     RadarGate,
@@ -30,7 +37,7 @@ from proximity.sources.replay_radar import (
 )
 from proximity.sources.replay_repo import ChangePlan, ReplayRepo
 
-__all__ = ["POLICIES", "PolicyRun", "label_denials", "run_policy"]
+__all__ = ["POLICIES", "PolicyRun", "label_denials", "label_drift_denials", "run_policy"]
 
 POLICIES = ("ignore", "obey", "acknowledge")
 
@@ -47,6 +54,8 @@ class _Stats:
     hunks: int = 0
     delays: list[float] = field(default_factory=list)
     denials: list[tuple[str, ...]] = field(default_factory=list)
+    drift_denials: list[str] = field(default_factory=list)
+    """Paths denied because the mainline had changed the planned lines."""
     tas: int = 0
     forced: int = 0
     conflicts: tuple[str, ...] = ()
@@ -69,7 +78,9 @@ class PolicyRun:
     pairs_clean: dict[str, bool] = field(default_factory=dict)
     """Denied pairs ``pr-A/pr-B`` and whether their baseline work merges cleanly."""
 
-    def outcomes(self, unnecessary: dict[int, int] | None = None) -> list[PullRequestOutcome]:
+    def outcomes(
+        self, unnecessary: dict[int, int] | None = None, drift: dict[int, int] | None = None
+    ) -> list[PullRequestOutcome]:
         out = []
         for pr, s in sorted(self.stats.items()):
             delayed = [d for d in s.delays if d > 0]
@@ -80,6 +91,8 @@ class PolicyRun:
                 unnecessary_denials=(unnecessary or {}).get(pr, 0), traffic_advisories=s.tas,
                 forced_hunks=s.forced, agent_hours=max(0, s.merged - s.started) / 3600.0,
                 merge_postponed_s=float(max(0, s.merged - s.due)),
+                drift_denials=len(s.drift_denials),
+                unnecessary_drift_denials=(drift or {}).get(pr, 0),
             ))  # fmt: skip
         return out
 
@@ -199,6 +212,15 @@ class _Driver:
                   path=action.change.path if action.change else None)  # fmt: skip
         return self._apply(action, ask=False, forced=True)
 
+    def _do_giveup(self, action: Action) -> Outcome:
+        """The wait reached its cap: acknowledge the agents waited on, then apply, asking."""
+        agent = f"pr-{self._pr(action)}"
+        others = tuple(f"pr-{o}" for o in action.others)
+        said = self.gate.acknowledge(agent, others, action.at) if others else []
+        self.emit(action.at, "giveup", agent=agent, others=list(others), said=said,
+                  path=action.change.path if action.change else None)  # fmt: skip
+        return self._apply(action, ask=True, forced=False)
+
     def _do_apply(self, action: Action) -> Outcome:
         return self._apply(action, ask=self.policy != "ignore", forced=False)
 
@@ -235,7 +257,7 @@ class _Driver:
 
     def _ask(
         self, action: Action, agent: str, change: Change, payload: dict[str, Any]
-    ) -> Denied | None:
+    ) -> Denied | Drifted | None:
         for _ in range(3):
             answer = self.gate.ask(agent, payload, action.at)
             if answer.kind == "context":
@@ -248,9 +270,21 @@ class _Driver:
                 self.emit(action.at, "hook_error", agent=agent, path=change.path)
             if answer.kind != "deny":
                 return None
-            self.stats[self._pr(action)].denials.append(answer.others)
+            s = self.stats[self._pr(action)]
+            if answer.others:
+                s.denials.append(answer.others)
+            if answer.drift:
+                s.drift_denials.append(change.path)
             self.emit(action.at, "deny", agent=agent, path=change.path, others=list(answer.others),
-                      told=answer.text, retry=action.retry, commit=change.commit)  # fmt: skip
+                      drift=answer.drift, told=answer.text, retry=action.retry,
+                      commit=change.commit)  # fmt: skip
+            if answer.drift and self.policy == "obey":
+                return Drifted()  # bring the mainline in, then ask again
+            if answer.drift:
+                said = self.gate.acknowledge(agent, ("main",), action.at)
+                self.emit(action.at, "ack", agent=agent, others=["main"], said=said)
+                if not answer.others:
+                    continue
             if not answer.others:
                 return None  # nobody to wait for: the agent cannot act on it, so it proceeds
             if self.policy == "obey":
@@ -310,8 +344,12 @@ def run_policy(
     recency: str = "historical",
     ack_ttl_s: float = 240 * 60.0,
     bases: str = "as-read",
+    max_wait_s: int | None = None,
 ) -> PolicyRun:
-    """Replay ``events`` under ``policy`` from ``start`` in ``repo``; events go to ``log``."""
+    """Replay ``events`` under ``policy`` from ``start`` in ``repo``; events go to ``log``.
+
+    ``max_wait_s`` caps how long an *obey* agent waits on a denial (then it acknowledges).
+    """
     if policy not in POLICIES:
         raise ValueError(f"policy: must be one of {', '.join(POLICIES)} (got {policy!r})")
     repo.reset_main(start)
@@ -321,7 +359,8 @@ def run_policy(
     began = time.monotonic()
     state_dir.mkdir(parents=True, exist_ok=True)
     with _state_dir(state_dir):
-        ReplayScheduler(events, driver).run()
+        wait = max_wait_s if policy == "obey" else None
+        ReplayScheduler(events, driver, max_wait_s=wait).run()
     c = driver.counters
     return PolicyRun(policy, driver.stats, driver.finals, time.monotonic() - began, gate.asked,
                      c["matching"], c["steps"], c["transplanted"], c["apply_conflicts"],
@@ -347,4 +386,18 @@ def label_denials(repo: ReplayRepo, baseline: dict[int, str], run: PolicyRun) ->
             if ids and all(clean(pr, o) for o in ids):
                 out[pr] = out.get(pr, 0) + 1
     run.pairs_clean = {f"pr-{a}/pr-{b}": ok for (a, b), ok in sorted(cache.items())}
+    return out
+
+
+def label_drift_denials(baseline: PolicyRun, run: PolicyRun) -> dict[int, int]:
+    """Unnecessary drift denials per PR: the path did not conflict at the PR's baseline merge.
+
+    An approximation: the baseline's mainline is history's, the policy's may differ by then.
+    """
+    out: dict[int, int] = {}
+    for pr, s in run.stats.items():
+        conflicted = set(baseline.stats[pr].conflicts) if pr in baseline.stats else set()
+        count = sum(path not in conflicted for path in s.drift_denials)
+        if count:
+            out[pr] = count
     return out

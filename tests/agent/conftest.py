@@ -53,14 +53,20 @@ class Scene:
         return self.radar("hook", harness, *flags, stdin=text)
 
 
-@pytest.fixture
-def scene(tmp_path: Path, _state_dir: Path) -> Scene:
-    """alice has an uncommitted edit of core.py line 22; bob has not started yet."""
+def two_worktrees(tmp_path: Path, state: Path) -> Scene:
+    """core.py (60 lines) and util.py (10) on main; alice and bob forked from it, untouched."""
     repo = ScriptedRepo.create(tmp_path)
     repo.write("core.py", numbered(60))
     repo.write("util.py", numbered(10))
     repo.commit("base")
     alice = repo.add_worktree("alice")
     bob = repo.add_worktree("bob")
-    repo.replace_lines("core.py", 22, 22, worktree="alice", tag="alice")
-    return Scene(repo, alice, bob, _state_dir)
+    return Scene(repo, alice, bob, state)
+
+
+@pytest.fixture
+def scene(tmp_path: Path, _state_dir: Path) -> Scene:
+    """alice has an uncommitted edit of core.py line 22; bob has not started yet."""
+    made = two_worktrees(tmp_path, _state_dir)
+    made.repo.replace_lines("core.py", 22, 22, worktree="alice", tag="alice")
+    return made

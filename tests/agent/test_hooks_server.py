@@ -142,3 +142,21 @@ def test_cursor_post_tool_use_reports_and_passes_messages_as_additional_context(
     assert context.startswith("Overlap Radar messages:")
     assert "alice" in context
     assert WorkingSetSnapshot.objects.filter(agent__agent_id="feature/bob").exists()
+
+
+def test_with_a_server_the_mainline_is_still_read_from_this_clone(remote, client) -> None:
+    scene, alice, flags = remote
+    _report_alice(client, alice)
+    scene.repo.replace_lines("core.py", 40, 40, tag="mainline")
+    scene.repo.commit("Rename the flag")
+    run = scene.hook("claude", _edit(scene, "line 40\n"), *flags)
+    reason = json.loads(run.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "work already on main" in reason
+    assert "Rename the flag" in reason
+    assert "alice" not in reason  # the server found nobody on line 40
+    ack = scene.radar("ack", "main", *flags)
+    assert ack.returncode == 0
+    assert "(local," in ack.stdout
+    assert not EditAcknowledgement.objects.exists()
+    decision = json.loads(scene.hook("claude", _edit(scene, "line 40\n"), *flags).stdout)
+    assert "permissionDecision" not in decision["hookSpecificOutput"]

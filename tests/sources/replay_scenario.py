@@ -50,6 +50,19 @@ SLOW = (
 (3 days), its conflict avoided; #4's adjacency has decayed to the floor (clear), so it still
 conflicts: 1 of 4, avoided 50 %, 1 of 4 hunks delayed, no unnecessary denial."""
 
+DRIFT = (
+    # the other side has already merged when the agent edits beside its line: no live agent
+    (1, "a.py", 5, "pr1", 100, 1000),
+    (2, "a.py", 6, "pr2", 1300, 2000),  # forked before #1 merged; abuts #1's line on main
+    (3, "b.py", 10, "pr3", 300, 3000),
+    (4, "b.py", 20, "pr4", 3500, 4000),  # #3's line on main is ten lines away: clean
+)
+"""Baseline: #2 conflicts at its merge (git conflicts on abutting lines; 1 of 4). Obey: #2 is
+denied at 1300 for the lines the mainline changed since its base, brings the mainline in at
+once and re-applies: no merge conflict (avoided 100 %), no hunk delayed, one mainline denial,
+necessary (its baseline merge conflicted on a.py). Acknowledge: #2 acknowledges the mainline
+and proceeds: the baseline's conflict."""
+
 
 def git(repo: Path, *args: str, at: int = 0) -> str:
     stamp = f"@{T0 + at} +0000"

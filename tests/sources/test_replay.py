@@ -15,6 +15,7 @@ from proximity.sources.replay_repo import ReplayRepo
 from proximity.sources.replay_report import ReplayReport, replay_window
 from tests.sources.replay_scenario import (
     DAY,
+    DRIFT,
     SLOW,
     T0,
     build_bases,
@@ -274,3 +275,66 @@ def test_a_resynchronisation_keeps_the_mainlines_other_changes_in_a_conflicted_f
     lines = mine.read_text().splitlines()
     assert (lines[4], lines[14], lines[24]) == ("pr2", "pr2 too", "pr1 too")
     assert git(source, "rev-parse", "HEAD") == base  # the source is only read
+
+
+def test_an_edit_of_lines_the_mainline_changed_brings_the_mainline_in_first(
+    tmp_path: Path,
+) -> None:
+    """replay_scenario.DRIFT: #1 has merged when #2 (forked before) edits the next line."""
+    repo = build_scenario(tmp_path / "source", DRIFT)
+    report = replay_window(read_window(repo, max_prs=10), policies=POLICIES, out=tmp_path / "o",
+                           work=tmp_path, resamples=20)  # fmt: skip
+    base, obey, ack = (report.figures[p] for p in POLICIES)
+    assert (base.conflicts, base.merges, base.drift_denials) == (1, 4, 0)
+    assert (obey.conflicts, obey.denials, obey.delayed_hunks) == (0, 0, 0)
+    assert (obey.drift_denials, obey.unnecessary_drift_denials) == (1, 0)
+    assert obey.avoided is not None
+    assert obey.avoided.estimate == 1.0
+    assert (ack.conflicts, ack.drift_denials) == (1, 1)
+    rows = events(tmp_path / "o", "obey")
+    denial = next(e for e in rows if e["kind"] == "deny")
+    assert (denial["agent"], denial["others"], denial["drift"]) == ("pr-2", [], True)
+    assert "work already on main" in denial["told"]
+    assert "main changed a.py line 5" in denial["told"]
+    resync = [e for e in rows if e["kind"] == "resync"]
+    assert [(e["agent"], e["t"] - T0) for e in resync] == [("pr-2", 1300)]
+    merges = {e["agent"]: e["conflicts"] for e in rows if e["kind"] == "merge"}
+    assert merges == {"pr-1": [], "pr-2": [], "pr-3": [], "pr-4": []}
+    acks = [e for e in events(tmp_path / "o", "acknowledge") if e["kind"] == "ack"]
+    assert [(e["agent"], e["others"]) for e in acks] == [("pr-2", ["main"])]
+
+
+def test_the_hook_process_path_brings_the_mainline_in_the_same_way(tmp_path: Path) -> None:
+    repo = build_scenario(tmp_path / "source", DRIFT)
+    history = read_window(repo, max_prs=10)
+    for mode in ("session", "hook"):
+        replay_window(history, policies=["obey"], out=tmp_path / mode, work=tmp_path,
+                      resamples=20, mode=mode)  # fmt: skip
+    kinds = {"deny", "resync", "merge", "apply_conflict"}
+
+    def seen(mode: str) -> list[tuple[str, ...]]:
+        rows = events(tmp_path / mode, "obey")
+        return [(e["kind"], e.get("agent", ""), str(e.get("drift", ""))) for e in rows
+                if e["kind"] in kinds]  # fmt: skip
+
+    assert seen("hook") == seen("session")
+    assert ("deny", "pr-2", "True") in seen("hook")
+
+
+def test_obey_with_a_cap_acknowledges_after_the_wait_and_keeps_the_conflicts(
+    tmp_path: Path,
+) -> None:
+    """replay_scenario.SCENARIO with a 300-s cap: #2 (denied at 200, #1 merges at 1000) and
+    #5 (denied at 600, #4 merges at 1200) give up at 500 and 900, so both wait 300 s and #2
+    conflicts as in the baseline."""
+    repo = build_scenario(tmp_path / "source")
+    report = replay_window(read_window(repo, max_prs=10), policies=["obey"], out=tmp_path / "o",
+                           work=tmp_path, resamples=20, max_wait_s=300)  # fmt: skip
+    obey = report.figures["obey"]
+    assert (obey.conflicts, obey.denials, obey.delayed_hunks) == (2, 2, 2)
+    delays = sorted(d for o in report.runs["obey"].outcomes() for d in o.delays_s)
+    assert delays == [300.0, 300.0]
+    rows = events(tmp_path / "o", "obey")
+    gave_up = [(e["agent"], e["others"], e["t"] - T0) for e in rows if e["kind"] == "giveup"]
+    assert gave_up == [("pr-2", ["pr-1"], 500), ("pr-5", ["pr-4"], 900)]
+    assert json.loads((tmp_path / "o" / "summary.json").read_text())["maxWaitS"] == 300

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from proximity.engine.airspace.lines import covered, intersection_size, merge_ranges
 from proximity.engine.airspace.model import FileChange
 
-__all__ = ["abuts", "base_key", "base_regions", "region_overlap"]
+__all__ = ["abuts", "base_key", "base_regions", "hunk_regions", "region_overlap"]
 
 Interval = tuple[int, int]
 
@@ -32,13 +32,17 @@ def base_regions(change: FileChange) -> list[Interval] | None:
     reference does (not comparable across branches, but the best available).
     """
     if change.base_hunks:
-        return merge_ranges(
-            (2 * s, 2 * (s + c - 1)) if c > 0 else (2 * s + 1, 2 * s + 1)
-            for s, c in change.base_hunks
-        )
+        return hunk_regions(change.base_hunks)
     if change.lines:
         return merge_ranges((2 * s, 2 * e) for s, e in change.lines)
     return None
+
+
+def hunk_regions(hunks: Iterable[tuple[int, int]]) -> list[Interval]:
+    """Merged doubled-coordinate regions of git's base-side ``(start, count)`` hunks."""
+    return merge_ranges(
+        (2 * s, 2 * (s + c - 1)) if c > 0 else (2 * s + 1, 2 * s + 1) for s, c in hunks
+    )
 
 
 def union(regions: Iterable[list[Interval] | None]) -> list[Interval] | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from proximity.engine.replay.hunks import LineHunk, PlannedText, parse_hunks, plan_edit
 from proximity.engine.replay.metrics import PullRequestOutcome, ReplayFigures, replay_figures
-from proximity.engine.replay.policy import Action, Applied, Denied, ReplayScheduler
+from proximity.engine.replay.policy import Action, Applied, Denied, Drifted, ReplayScheduler
 from proximity.engine.replay.schedule import (
     ORDERS,
     Change,
@@ -28,6 +28,7 @@ __all__ = [
     "Change",
     "CommitInfo",
     "Denied",
+    "Drifted",
     "Event",
     "FileChange",
     "LineHunk",

@@ -35,6 +35,8 @@ class PullRequestOutcome:
     forced_hunks: int = 0
     agent_hours: float = 0.0
     merge_postponed_s: float = 0.0
+    drift_denials: int = 0  # denied for lines the mainline changed since the agent's base
+    unnecessary_drift_denials: int = 0  # ... of a path its baseline merge did not conflict on
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +62,8 @@ class ReplayFigures:
     conflicts_removed: int = 0
     conflicts_added: int = 0
     extra: dict[str, float] = field(default_factory=dict)
+    drift_denials: int = 0
+    unnecessary_drift_denials: int = 0
 
 
 def _ratio(num: NDArray[np.float64], den: NDArray[np.float64]) -> float:
@@ -119,6 +123,8 @@ def replay_figures(
         ta_per_agent_hour=_ratio(np.array([o.traffic_advisories for o in rows], float), hours),
         resync_conflicts=sum(o.resync_conflicted for o in rows),
         forced_hunks=sum(o.forced_hunks for o in rows),
+        drift_denials=sum(o.drift_denials for o in rows),
+        unnecessary_drift_denials=sum(o.unnecessary_drift_denials for o in rows),
     )
     if baseline is None:
         return figures

@@ -10,7 +10,14 @@ file of that agent behind it, until every agent named in the denial has merged; 
 merges the mainline into its work and re-applies, asking again. Changes of other files go on.
 A merge falls due at its historical time and waits while changes are deferred. Agents that wait
 on each other in a cycle, all past their merge time, would wait forever: the one that was due
-first applies its deferred changes without asking (``force``) and merges.
+first applies its deferred changes without asking (``force``) and merges. A change denied
+because the *mainline* changed its lines since the agent's base (nobody to wait for) is
+``Drifted``: the agent brings the mainline in at once (``resync``) and re-applies, asking again;
+should the same answer come back, it applies without asking.
+
+With ``max_wait_s`` (*obey* with a cap), a change that has waited that long gives up waiting
+(``giveup``): the agent acknowledges the agents it waited on, as ``radar ack`` does, and applies,
+asking again (another agent may still deny it, and a new wait begins).
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ __all__ = [
     "Action",
     "Applied",
     "Denied",
+    "Drifted",
     "Outcome",
     "ReplayScheduler",
 ]
@@ -32,7 +40,8 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """``kind``: start | apply | merge | push | resync | force; ``at`` is replay time."""
+    """``kind``: start | apply | merge | push | resync | force | giveup; ``at`` is replay time;
+    ``others``: for a giveup, the agents waited on."""
 
     kind: str
     at: int
@@ -41,6 +50,7 @@ class Action:
     step: MainlineStep | None = None
     retry: bool = False
     reason: str = ""
+    others: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +65,12 @@ class Denied:
     others: frozenset[int]
 
 
-Outcome = Applied | Denied | None
+@dataclass(frozen=True, slots=True)
+class Drifted:
+    """The radar denied the change for lines the mainline changed since the agent's base."""
+
+
+Outcome = Applied | Denied | Drifted | None
 Execute = Callable[[Action], Outcome]
 
 
@@ -67,6 +82,7 @@ class _Agent:
     merged: bool = False
     queues: dict[str, deque[Change]] = field(default_factory=dict)
     blocked_by: dict[str, set[int]] = field(default_factory=dict)
+    deferred_at: dict[str, int] = field(default_factory=dict)
 
     def waiting_on(self) -> set[int]:
         return {o for s in self.blocked_by.values() for o in s}
@@ -75,20 +91,57 @@ class _Agent:
 class ReplayScheduler:
     """Runs ``events`` (from :func:`~proximity.engine.replay.schedule.build_schedule`)."""
 
-    def __init__(self, events: Sequence[Event], execute: Execute) -> None:
+    def __init__(
+        self, events: Sequence[Event], execute: Execute, *, max_wait_s: int | None = None
+    ) -> None:
+        if max_wait_s is not None and max_wait_s <= 0:
+            raise ValueError(f"max_wait_s: must be positive (got {max_wait_s})")
         self.events = list(events)
         self.execute = execute
+        self.max_wait_s = max_wait_s
         self.agents: dict[int, _Agent] = {}
         self.now = self.events[0].at if self.events else 0
         self.forced = 0
+        self.gave_up = 0
 
     def run(self) -> None:
         for event in self.events:
+            self._give_up_until(event.at)
             self.now = max(self.now, event.at)
             self._handle(event)
             self._break_cycles(final=False)
+        self._give_up_until(None)
         while any(not a.merged for a in self.agents.values()):
             self._break_cycles(final=True)
+
+    def _give_up_until(self, until: int | None) -> None:
+        """Every wait that reaches the cap before ``until`` (``None``: ever) gives up, in time
+        order; each may free a due merge."""
+        cap = self.max_wait_s
+        if cap is None:
+            return
+        while True:
+            waits = [
+                (at + cap, agent.pr, path)
+                for agent in self.agents.values()
+                if not agent.merged
+                for path, at in agent.deferred_at.items()
+            ]
+            due = min((w for w in waits if until is None or w[0] <= until), default=None)
+            if due is None:
+                return
+            at, pr, path = due
+            self.now = max(self.now, at)
+            agent = self.agents[pr]
+            others = tuple(sorted(agent.blocked_by.pop(path)))
+            del agent.deferred_at[path]
+            self.gave_up += 1
+            queue = agent.queues[path]
+            if self._apply(agent, queue[0], retry=True, kind="giveup", others=others):
+                queue.popleft()
+                agent.blocked_by[path] = set()
+                self._retry(agent, path)
+            self._settle([agent])
 
     def _agent(self, pr: int) -> _Agent:
         return self.agents.setdefault(pr, _Agent(pr))
@@ -120,19 +173,35 @@ class ReplayScheduler:
             agent.started = True
             self.execute(Action("start", self.now, agent.pr))
 
-    def _apply(self, agent: _Agent, change: Change, *, retry: bool) -> bool:
-        outcome = self.execute(Action("apply", self.now, agent.pr, change, retry=retry))
+    def _apply(
+        self,
+        agent: _Agent,
+        change: Change,
+        *,
+        retry: bool,
+        kind: str = "apply",
+        others: tuple[int, ...] = (),
+    ) -> bool:
+        outcome = self.execute(Action(kind, self.now, agent.pr, change, retry=retry, others=others))
+        if isinstance(outcome, Drifted):
+            reason = "the mainline changed the planned lines"
+            self.execute(Action("resync", self.now, agent.pr, reason=reason))
+            outcome = self.execute(Action("apply", self.now, agent.pr, change, retry=True))
+            if isinstance(outcome, Drifted):
+                outcome = self.execute(Action("force", self.now, agent.pr, change, reason=reason))
         if isinstance(outcome, Denied):
             agent.queues.setdefault(change.path, deque())
             if not retry:
                 agent.queues[change.path].appendleft(change)
             agent.blocked_by[change.path] = set(outcome.others)
+            agent.deferred_at[change.path] = self.now
             return False
         return True
 
     def _retry(self, agent: _Agent, path: str) -> None:
         queue = agent.queues[path]
         del agent.blocked_by[path]
+        agent.deferred_at.pop(path, None)
         while queue:
             if not self._apply(agent, queue[0], retry=True):
                 return
@@ -204,6 +273,7 @@ class ReplayScheduler:
                 self.execute(Action("force", self.now, agent.pr, change, reason="deadlock"))
             del agent.queues[path]
         agent.blocked_by.clear()
+        agent.deferred_at.clear()
         self.forced += 1
 
 

@@ -47,6 +47,12 @@ class Command(BaseCommand):
             choices=BASES,
             help="mapped: renumber other agents' lines onto the asker's base (session mode)",
         )
+        parser.add_argument(
+            "--max-wait-hours",
+            type=float,
+            help="obey: give up a wait after this much replay time and acknowledge (default: wait "
+            "until the other side has merged)",
+        )
         parser.add_argument("--lookback-days", type=float, default=30.0)
         parser.add_argument("--resamples", type=int, default=1000)
         parser.add_argument("--seed", type=int, default=0)
@@ -61,6 +67,9 @@ class Command(BaseCommand):
             raise CommandError("--max-prs: must be at least 1")
         if o["resamples"] < 1:
             raise CommandError("--resamples: must be at least 1")
+        wait = o["max_wait_hours"]
+        if wait is not None and not wait > 0:
+            raise CommandError("--max-wait-hours: must be a positive number of hours")
         try:
             history = read_window(repo, ref=o["ref"], since=o["since"], until=o["until"],
                                   max_prs=o["max_prs"], lookback_days=o["lookback_days"],
@@ -76,7 +85,7 @@ class Command(BaseCommand):
             history, policies=policies, out=Path(o["out"]),
             work=Path(o["work"]) if o["work"] else None, order=o["order"], recency=o["recency"],
             mode=o["mode"], resamples=o["resamples"], seed=o["seed"], keep=o["keep"],
-            bases=o["bases"],
+            bases=o["bases"], max_wait_s=None if wait is None else max(1, round(wait * 3600)),
         )  # fmt: skip
         self.stdout.write(format_report(report))
         self.stderr.write(f"events and summary.json in {o['out']}")

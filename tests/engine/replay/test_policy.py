@@ -18,6 +18,7 @@ class World:
         self.deny = deny
         self.live: dict[int, set[str]] = {}
         self.log: list[tuple[str, int, int | None, str]] = []
+        self.gave_up: list[tuple[int, tuple[int, ...]]] = []
 
     def __call__(self, action: Action) -> Outcome:
         path = action.change.path if action.change else ""
@@ -27,7 +28,9 @@ class World:
             self.live[pr] = set()
         elif action.kind == "merge" and pr is not None:
             del self.live[pr]
-        elif action.kind in {"apply", "force"} and pr is not None:
+        elif action.kind in {"apply", "force", "giveup"} and pr is not None:
+            if action.kind == "giveup":
+                self.gave_up.append((pr, action.others))
             holders = frozenset(o for o, paths in self.live.items() if o != pr and path in paths)
             if self.deny and action.kind == "apply" and holders:
                 return Denied(holders)
@@ -45,13 +48,16 @@ def _pr(number: int, merged: int, edits: list[tuple[int, str]]) -> PullRequestHi
     return PullRequestHistory(number, f"m{number}", merged, "p", "tip", commits)
 
 
-def _run(prs: list[PullRequestHistory], *, deny: bool = True) -> tuple[World, ReplayScheduler]:
+def _run(
+    prs: list[PullRequestHistory], *, deny: bool = True, max_wait_s: int | None = None
+) -> tuple[World, ReplayScheduler]:
     steps = [
         MainlineStep(p.merge, "p", p.merged_at, p.number)
         for p in sorted(prs, key=lambda p: p.merged_at)
     ]
     world = World(deny=deny)
-    scheduler = ReplayScheduler(build_schedule(prs, steps, clock_start=0), world)
+    events = build_schedule(prs, steps, clock_start=0)
+    scheduler = ReplayScheduler(events, world, max_wait_s=max_wait_s)
     scheduler.run()
     return world, scheduler
 
@@ -106,3 +112,27 @@ def test_without_denials_the_actions_follow_history_exactly() -> None:
         ("apply", 30, 1), ("apply", 40, 2), ("merge", 100, 1), ("merge", 110, 2),
     ]  # fmt: skip
     assert scheduler.forced == 0
+
+
+def test_with_a_cap_a_wait_gives_up_at_the_cap_acknowledging_whom_it_waited_on() -> None:
+    a = _pr(1, 1000, [(10, "f")])
+    b = _pr(2, 2000, [(20, "f"), (40, "f"), (900, "g")])
+    world, scheduler = _run([a, b], max_wait_s=100)
+    assert [x for x in world.log if x[2] == 2] == [
+        ("start", 20, 2, ""),
+        ("apply", 20, 2, "f"),  # denied: #1 holds f
+        ("giveup", 120, 2, "f"),  # waited 100 s: acknowledges #1 and applies
+        ("apply", 120, 2, "f"),  # the change queued behind it follows (#1 still holds f)
+        ("giveup", 220, 2, "f"),  # which is denied again and gives up in turn
+        ("apply", 900, 2, "g"),
+        ("merge", 2000, 2, ""),
+    ]
+    assert world.gave_up == [(2, (1,)), (2, (1,))]
+    assert scheduler.gave_up == 2
+    assert scheduler.forced == 0
+
+
+def test_a_cap_longer_than_the_wait_changes_nothing() -> None:
+    a = _pr(1, 50, [(10, "f")])
+    b = _pr(2, 90, [(20, "f"), (30, "g"), (40, "f")])
+    assert _run([a, b], max_wait_s=10_000)[0].log == _run([a, b])[0].log
