@@ -99,8 +99,10 @@ def _check(args: argparse.Namespace) -> int:
     session = AgentSession.open(path, **_overrides(args))
     result = session.check([PlannedEdit(path, lines)])
     print(check_text(result, session.config.policy))
-    unacknowledged = [x for x in (*result.findings, *result.drift) if not x.acknowledged]
-    return EXIT_ADVISORY if unacknowledged else 0
+    acknowledged = [f.acknowledged for f in result.findings] + [
+        d.acknowledged for d in result.drift
+    ]
+    return EXIT_ADVISORY if not all(acknowledged) else 0
 
 
 def _ack(args: argparse.Namespace) -> int:
