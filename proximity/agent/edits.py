@@ -12,6 +12,7 @@ import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "PatchFile",
@@ -20,6 +21,7 @@ __all__ = [
     "parse_apply_patch",
     "planned_replacement",
     "shell_writes",
+    "unchanged_ends",
 ]
 
 Range = tuple[int, int]
@@ -31,7 +33,9 @@ class PlannedEdit:
     """One file an edit is about to change.
 
     ``lines`` are 1-based inclusive ranges of the file as it is now; ``None`` means the whole
-    file (a new file, a rewrite, a deletion, or text that could not be located).
+    file (a new file, a rewrite, a deletion, or text that could not be located). An empty range
+    ``(k + 1, k)`` is an insertion point: text goes in after line ``k`` and no line changes
+    (git's ``-k,0``), which is how git's merge will see it.
     """
 
     path: str
@@ -71,27 +75,66 @@ def lines_of_replacement(text: str, old: str, *, replace_all: bool = False) -> l
     return out or None
 
 
-def planned_replacement(path: str, pairs: Iterable[tuple[str, bool]]) -> PlannedEdit:
-    """An edit replacing each ``(old_string, replace_all)`` in the file at ``path``.
+def unchanged_ends(old: str, new: str, *, starts_line: bool = False) -> tuple[int, int]:
+    """Whole lines ``old`` and ``new`` share at their start and at their end.
 
-    The union of every located range; one string that cannot be located makes the whole file
-    the planned region (the harness will apply it somewhere we cannot see).
+    A harness's replacement carries context so the old text is unique; those lines do not
+    change, and counting them would meet neighbours git merges cleanly. A leading piece counts
+    only when it ends a line; a trailing one only when a line starts with it (not the first
+    piece, unless ``old`` starts a line of the file), so a line ``old`` covers in part is kept
+    as changed unless it is the same in both.
     """
-    listed = list(pairs)
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    first = 0 if starts_line else 1
+    lead = 0
+    while lead < min(len(a), len(b)) and a[lead] == b[lead] and a[lead].endswith("\n"):
+        lead += 1
+    trail = 0
+    while (
+        trail < min(len(a), len(b)) - lead
+        and a[-1 - trail] == b[-1 - trail]
+        and len(a) - 1 - trail >= first
+        and len(b) - 1 - trail >= first
+    ):
+        trail += 1
+    return lead, trail
+
+
+def _changed(found: Range, lead: int, trail: int) -> Range:
+    first, last = found
+    if first + lead > last - trail:  # nothing of old changes: an insertion point
+        return (first + lead, first + lead - 1)
+    return (first + lead, last - trail)
+
+
+def planned_replacement(path: str, pairs: Iterable[tuple[Any, ...]]) -> PlannedEdit:
+    """An edit replacing each ``(old_string, replace_all[, new_string])`` in the file at ``path``.
+
+    The union of every located range, narrowed to the lines the new string changes when it is
+    given; one string that cannot be located makes the whole file the planned region (the
+    harness will apply it somewhere we cannot see).
+    """
+    listed = [tuple(p) for p in pairs]
     text = _read(path)
     if text is None:
         return PlannedEdit(path, None, "create", _excerpt(listed))
     ranges: list[Range] = []
-    for old, replace_all in listed:
-        found = lines_of_replacement(text, old, replace_all=replace_all)
+    for old, replace_all, *rest in listed:
+        found = lines_of_replacement(text, old, replace_all=bool(replace_all))
         if found is None:
             return PlannedEdit(path, None, "edit", _excerpt(listed))
-        ranges.extend(found)
+        new = rest[0] if rest and isinstance(rest[0], str) else None
+        if new is None or new == old:
+            ranges.extend(found)
+            continue
+        at = text.find(old)
+        lead, trail = unchanged_ends(old, new, starts_line=at == 0 or text[at - 1] == "\n")
+        ranges.extend(_changed(r, lead, trail) for r in found)
     return PlannedEdit(path, tuple(sorted(set(ranges))) or None, "edit", _excerpt(listed))
 
 
-def _excerpt(pairs: Sequence[tuple[str, bool]]) -> str:
-    return pairs[0][0][:_EXCERPT] if pairs else ""
+def _excerpt(pairs: Sequence[tuple[Any, ...]]) -> str:
+    return str(pairs[0][0])[:_EXCERPT] if pairs else ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -102,20 +102,26 @@ def _command_text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _text(value: object) -> str | None:
+    """A replacement's new text; ``None`` (not narrowed) when the payload has none."""
+    return value if isinstance(value, str) else None
+
+
 def _edits(tool: str, data: Mapping[str, Any], cwd: str) -> tuple[list[PlannedEdit], list[str]]:
     """Planned edits of one tool call (empty for a tool that writes nothing)."""
     name = tool.removeprefix("functions.")
     if name in {"Edit", "replace", "edit_file", "search_replace", "StrReplace"}:
         path = _abs(cwd, data.get("file_path") or data.get("path") or data.get("target_file"))
         old = data.get("old_string", data.get("old_str", ""))
+        new = data.get("new_string", data.get("new_str"))
         replace_all = (
             bool(data.get("replace_all")) or int(data.get("expected_replacements") or 1) > 1
         )
-        return [planned_replacement(path, [(str(old or ""), replace_all)])], []
+        return [planned_replacement(path, [(str(old or ""), replace_all, _text(new))])], []
     if name == "MultiEdit":
         path = _abs(cwd, data.get("file_path"))
         pairs = [
-            (str(e.get("old_string") or ""), bool(e.get("replace_all")))
+            (str(e.get("old_string") or ""), bool(e.get("replace_all")), _text(e.get("new_string")))
             for e in data.get("edits") or ()
             if isinstance(e, Mapping)
         ]

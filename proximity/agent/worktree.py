@@ -97,7 +97,8 @@ def engine_entries(
         if kind == "delete":
             entry["status"] = "D"
         elif lines and base_commit:
-            entry["lines"] = [list(r) for r in lines]
+            # an insertion point (k + 1, k) is shown as the line it follows
+            entry["lines"] = [[max(b, 1)] * 2 if b < a else [a, b] for a, b in lines]
             entry["baseHunks"] = [list(h) for h in planned_base_hunks(hunks.get(path, ()), lines)]
         out.append(entry)
     return out

@@ -40,14 +40,34 @@ def _end(span: Range) -> int:
     return start + count - 1 if count else start
 
 
+def _insertion(hunks: Sequence[Hunk], after: int) -> Range:
+    """The base-side place of an insertion after current line ``after`` (0: the top).
+
+    After a line the agent has not changed, it is the insertion point after that line's base
+    line; after a line of one of its own hunks, that hunk's base side (the insertion extends
+    the agent's own change there).
+    """
+    if after <= 0:
+        return (0, 0)
+    for h in hunks:
+        if h.new_count and h.new_start <= after <= h.new_start + h.new_count - 1:
+            return (h.base_start, h.base_count)
+    start, _ = base_line_span(hunks, after)
+    return (start, 0)
+
+
 def planned_base_hunks(hunks: Sequence[Hunk], ranges: Iterable[Range]) -> list[Range]:
     """Base-side hunks covering the current-file ``ranges`` (inclusive, 1-based).
 
     Each range maps to the span from its first line's base start to its last line's base end;
-    a range that falls wholly inside one insertion stays an insertion point.
+    a range that falls wholly inside one insertion stays an insertion point. An empty range
+    ``(k + 1, k)`` (the planned edit only inserts after line ``k``) maps to an insertion point.
     """
     out: list[Range] = []
     for first, last in ranges:
+        if last < first:
+            out.append(_insertion(hunks, first - 1))
+            continue
         lo, hi = base_line_span(hunks, min(first, last)), base_line_span(hunks, max(first, last))
         if lo == hi and lo[1] == 0:
             out.append(lo)

@@ -12,6 +12,7 @@ from proximity.agent.edits import (
     patch_edit,
     planned_replacement,
     shell_writes,
+    unchanged_ends,
 )
 
 TEXT = "".join(f"line {i}\n" for i in range(1, 11))
@@ -26,6 +27,33 @@ def test_a_replacement_is_located_by_its_lines() -> None:
 def test_replace_all_finds_every_occurrence() -> None:
     assert lines_of_replacement("a\nb\na\nb\n", "a\n", replace_all=True) == [(1, 1), (3, 3)]
     assert lines_of_replacement("a\nb\na\nb\n", "a\n") == [(1, 1)]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "lines"),
+    [
+        ("line 3\nline 4\nline 5\n", "line 3\nfour\nline 5\n", ((4, 4),)),  # context trimmed
+        ("line 3\n", "line 3\nnew\n", ((4, 3),)),  # an insertion after line 3
+        ("line 1\n", "header\nline 1\n", ((1, 0),)),  # an insertion at the top
+        ("line 3\nline 4", "line 3\nline 4 and more", ((4, 4),)),  # a line changed at its end
+        ("ne 3\n", "ne 3\nnew\n", ((4, 3),)),  # starts mid-line: line 3 itself is the same
+        ("ne 3", "ne 3 changed", ((3, 3),)),
+        ("line 3\nline 4\n", "line 3\nline 4\n", ((3, 4),)),  # a no-op keeps its lines
+        ("line 3\nline 4\nline 5\n", "line 3\n", ((4, 5),)),  # a deletion of 4-5
+    ],
+)
+def test_a_replacement_plans_only_the_lines_its_new_text_changes(
+    tmp_path: Path, old: str, new: str, lines: tuple[tuple[int, int], ...]
+) -> None:
+    path = tmp_path / "f.py"
+    path.write_text(TEXT)
+    assert planned_replacement(str(path), [(old, False, new)]).lines == lines
+
+
+def test_unchanged_ends_never_counts_a_line_twice() -> None:
+    assert unchanged_ends("a\na\n", "a\na\na\n", starts_line=True) == (2, 0)
+    assert unchanged_ends("a\nb\n", "a\nc\nb\n", starts_line=True) == (1, 1)
+    assert unchanged_ends("x a\n", "y a\n") == (0, 0)
 
 
 def test_text_that_cannot_be_located_is_the_whole_file(tmp_path: Path) -> None:
