@@ -94,6 +94,9 @@ class GateAnswer:
     others: tuple[str, ...] = ()
     traffic: tuple[str, ...] = ()
     drift: bool = False
+    encounter: dict[str, Any] | None = None
+    """For a denial in session mode: the asking agent (its work with the planned edit) and the
+    agents named, as engine entries at that moment, and the wall time they are stamped at."""
 
 
 def _iso(epoch: float) -> datetime:
@@ -230,8 +233,9 @@ class RadarGate:
             return GateAnswer("none")
         config = session.config
         files = engine_entries(session.worktree, planned, base=config.base)
+        sets = self._sets_now(agent, now, wall)
         result = local_check(session.worktree, planned, base=config.base, profile=config.profile,
-                             sets=self._sets_now(agent, now, wall), files=files)  # fmt: skip
+                             sets=sets, files=files)  # fmt: skip
         result = session.with_drift(result, session.mainline_drift(files))
         decision = decide(result, config.policy)
         others = tuple(sorted({f.other for f in decision.findings}))
@@ -239,7 +243,9 @@ class RadarGate:
             named = sorted({*others, *(d.mainline for d in decision.drift)})
             session.state.remember_denial(agent=result.agent, others=named,
                                           paths=list(result.paths))  # fmt: skip
-            return GateAnswer("deny", decision.text, others, drift=bool(decision.drift))
+            seen = _encounter(sets, agent, files, others, wall)
+            return GateAnswer("deny", decision.text, others, drift=bool(decision.drift),
+                              encounter=seen)  # fmt: skip
         traffic = tuple(sorted({f.other for f in decision.findings if not f.resolution}))
         return GateAnswer(decision.kind, decision.text, others, traffic)
 
@@ -258,6 +264,40 @@ class RadarGate:
                 self._session(agent).state.acknowledge(agent=who, other=other, ttl_s=0.0,
                                                        note="expired in replay time")  # fmt: skip
                 del self.acks[(who, other)]
+
+
+def _with_planned(files: list[dict[str, Any]], planned: list[dict[str, object]]) -> list[Any]:
+    """The asker's files with the planned edit merged in (one entry per path, as reported)."""
+    out: dict[str, dict[str, Any]] = {str(f["path"]): dict(f) for f in files}
+    for entry in planned:
+        path = str(entry["path"])
+        had = out.get(path)
+        if had is None or "baseHunks" not in entry or "baseHunks" not in had:
+            out[path] = {**(had or {}), **entry}
+            continue
+        for key in ("lines", "baseHunks"):
+            mine: Any = entry.get(key) or []
+            spans = {(int(a), int(b)) for a, b in [*had.get(key, []), *mine]}
+            had[key] = [list(x) for x in sorted(spans)]
+    return list(out.values())
+
+
+def _encounter(
+    sets: tuple[WorkingSet, ...],
+    asker: str,
+    planned: list[dict[str, object]],
+    others: tuple[str, ...],
+    wall: float,
+) -> dict[str, Any]:
+    agents: list[dict[str, Any]] = []
+    for ws in sets:
+        if ws.agent_id == asker:
+            entry = ws.to_agent_json()
+            entry["files"] = _with_planned(entry["files"], planned)
+            agents.insert(0, entry)
+        elif ws.agent_id in others:
+            agents.append(ws.to_agent_json())
+    return {"stampedAt": _iso(wall).isoformat(), "agents": agents}
 
 
 def _from_hook(outcome: Any) -> GateAnswer:

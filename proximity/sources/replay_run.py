@@ -275,9 +275,10 @@ class _Driver:
                 s.denials.append(answer.others)
             if answer.drift:
                 s.drift_denials.append(change.path)
+            seen = {"encounter": answer.encounter} if answer.encounter else {}
             self.emit(action.at, "deny", agent=agent, path=change.path, others=list(answer.others),
                       drift=answer.drift, told=answer.text, retry=action.retry,
-                      commit=change.commit)  # fmt: skip
+                      commit=change.commit, **seen)  # fmt: skip
             if answer.drift and self.policy == "obey":
                 return Drifted()  # bring the mainline in, then ask again
             if answer.drift:
