@@ -89,6 +89,7 @@ def replay_window(
     keep: bool = False,
     bases: str = "as-read",
     max_wait_s: int | None = None,
+    build_breaks: bool = False,
 ) -> ReplayReport:
     """Run the baseline and each policy on the same schedule; write events and the summary."""
     out.mkdir(parents=True, exist_ok=True)
@@ -104,7 +105,7 @@ def replay_window(
                 runs[policy] = run_policy(
                     policy, repo=repo, start=history.start, events=events, prs=history.prs,
                     log=log, state_dir=root / f"state-{policy}", mode=mode, recency=recency,
-                    bases=bases, max_wait_s=max_wait_s,
+                    bases=bases, max_wait_s=max_wait_s, build_breaks=build_breaks,
                 )  # fmt: skip
         baseline = runs["ignore"]
         base_outcomes = {o.pr: o for o in baseline.outcomes()}
@@ -156,4 +157,11 @@ def format_report(report: ReplayReport) -> str:
             f"({f.unnecessary_drift_denials}) | {_ci(f.ra_per_agent_hour, 1, 3)} | "
             f"{report.hunks_per_second[name]:.1f} |"
         )
+    if any(f.build_checked for f in report.figures.values()):
+        lines.append("")
+        lines.append("| policy | clean merges checked | build breaks /100 checked | avoided |")
+        lines.append("|---|---|---|---|")
+        for name, f in report.figures.items():
+            rate, avoided = _ci(f.build_breaks_per_100), _ci(f.build_breaks_avoided, 100, 0)
+            lines.append(f"| {name} | {f.build_checked} | {rate} [{f.build_breaks}] | {avoided} |")
     return "\n".join(lines)

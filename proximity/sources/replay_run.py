@@ -61,6 +61,7 @@ class _Stats:
     conflicts: tuple[str, ...] = ()
     resync_conflicted: bool = False
     base_index: int = 0
+    build: str = ""  # "" not checked, "break", "clean", "unchecked" (a limit; never clean)
 
 
 @dataclass
@@ -93,6 +94,7 @@ class PolicyRun:
                 merge_postponed_s=float(max(0, s.merged - s.due)),
                 drift_denials=len(s.drift_denials),
                 unnecessary_drift_denials=(drift or {}).get(pr, 0),
+                build_break=None if s.build in {"", "unchecked"} else s.build == "break",
             ))  # fmt: skip
         return out
 
@@ -116,8 +118,11 @@ def _state_dir(path: Path) -> Iterator[None]:
 
 class _Driver:
     def __init__(self, policy: str, repo: ReplayRepo, gate: RadarGate,
-                 prs: dict[int, PullRequestHistory], log: TextIO) -> None:  # fmt: skip
+                 prs: dict[int, PullRequestHistory], log: TextIO,
+                 build_breaks: bool = False) -> None:  # fmt: skip
         self.policy, self.repo, self.gate, self.prs, self.log = policy, repo, gate, prs, log
+        self.build_breaks = build_breaks
+        self.check_cache: dict[str, object] = {}
         self.stats: dict[int, _Stats] = {}
         self.finals: dict[int, str] = {}
         self.main_log: list[tuple[str, frozenset[str], int]] = []
@@ -158,8 +163,10 @@ class _Driver:
         pr = self._pr(action)
         agent = f"pr-{pr}"
         s = self.stats[pr]
+        tip = self.repo.main()
         result = self.repo.merge_agent(agent, action.at, historical=self.prs[pr].merge)
         s.merged, s.conflicts = action.at, result.conflicts
+        build = self._build_check(tip, result.commit) if not result.conflicts else None
         # what reached the mainline since this agent's base and changed a conflicted path;
         # "live": it merged after this agent started, so the radar could have seen it working
         since = self.main_log[s.base_index :]
@@ -178,7 +185,21 @@ class _Driver:
         self.emit(action.at, "merge", agent=agent, conflicts=list(result.conflicts),
                   counterparts=counterparts, liveCounterparts=live,
                   postponedS=action.at - self.prs[pr].merged_at,
-                  matchesHistory=result.matches_history)  # fmt: skip
+                  matchesHistory=result.matches_history,
+                  **({"build": build} if build else {}))  # fmt: skip
+        if build:
+            s.build = {"done": "break" if build.get("problems") else "clean"}.get(
+                build["status"], "unchecked"
+            )
+
+    def _build_check(self, tip: str, work: str) -> dict[str, Any] | None:
+        """The static build check of the agent's work merged into ``tip`` (merge-only problems)."""
+        if not self.build_breaks:
+            return None
+        from proximity.sources.backtest.buildbreaks import build_check
+
+        record = build_check(self.repo.git_dir, {}, tip, work, cache=self.check_cache)
+        return {k: v for k, v in record.items() if k not in {"merged", "counts"}}
 
     # -- agents -----------------------------------------------------------------------------
     def _pr(self, action: Action) -> int:
@@ -346,6 +367,7 @@ def run_policy(
     ack_ttl_s: float = 240 * 60.0,
     bases: str = "as-read",
     max_wait_s: int | None = None,
+    build_breaks: bool = False,
 ) -> PolicyRun:
     """Replay ``events`` under ``policy`` from ``start`` in ``repo``; events go to ``log``.
 
@@ -355,7 +377,7 @@ def run_policy(
         raise ValueError(f"policy: must be one of {', '.join(POLICIES)} (got {policy!r})")
     repo.reset_main(start)
     gate = RadarGate(mode=mode, recency=recency, ack_ttl_s=ack_ttl_s, bases=bases)
-    driver = _Driver(policy, repo, gate, {p.number: p for p in prs}, log)
+    driver = _Driver(policy, repo, gate, {p.number: p for p in prs}, log, build_breaks)
     driver.replayed[start] = (repo.main(), 0)
     began = time.monotonic()
     state_dir.mkdir(parents=True, exist_ok=True)

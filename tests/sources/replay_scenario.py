@@ -190,3 +190,28 @@ def build_bases(root: Path) -> Path:
         git(root, "add", "a.py")
         git(root, "commit", "-q", "--no-edit", at=6000)
     return root
+
+
+def build_break_history(root: Path) -> Path:
+    """#1 renames ``a.helper`` to ``a.assist`` (at 100, merged at 1000); #2 starts calling
+    ``a.helper`` in b.py (at 200, merged at 2000). Git merges both cleanly; the merged tree
+    calls a function no side defines any more: one build break, under every policy (the local
+    radar has no symbol channel and the two never touch one file)."""
+    root.mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    (root / "a.py").write_text("def helper():\n    return 1\n")
+    (root / "b.py").write_text("import a\n\nx = 1\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base", at=0)
+    base = git(root, "rev-parse", "HEAD")
+    git(root, "checkout", "-q", "-b", "topic1", base)
+    (root / "a.py").write_text("def assist():\n    return 1\n")
+    git(root, "commit", "-qam", "pr1: rename helper", at=100)
+    git(root, "checkout", "-q", "-b", "topic2", base)
+    (root / "b.py").write_text("import a\n\nx = a.helper()\n")
+    git(root, "commit", "-qam", "pr2: call helper", at=200)
+    git(root, "checkout", "-q", "main")
+    for pr, at in ((1, 1000), (2, 2000)):
+        git(root, "merge", "-q", "--no-ff", "-m", f"Merge pull request #{pr} from x/topic{pr}",
+            f"topic{pr}", at=at)  # fmt: skip
+    return root

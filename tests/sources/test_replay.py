@@ -19,6 +19,7 @@ from tests.sources.replay_scenario import (
     SLOW,
     T0,
     build_bases,
+    build_break_history,
     build_rich,
     build_scenario,
     git,
@@ -338,3 +339,25 @@ def test_obey_with_a_cap_acknowledges_after_the_wait_and_keeps_the_conflicts(
     gave_up = [(e["agent"], e["others"], e["t"] - T0) for e in rows if e["kind"] == "giveup"]
     assert gave_up == [("pr-2", ["pr-1"], 500), ("pr-5", ["pr-4"], 900)]
     assert json.loads((tmp_path / "o" / "summary.json").read_text())["maxWaitS"] == 300
+
+
+def test_build_breaks_after_clean_merges_are_counted_per_policy(tmp_path: Path) -> None:
+    """replay_scenario.build_break_history: #2's call of a.helper merges cleanly after #1
+    renamed it; the static check of #2's merge finds the break, in every policy."""
+    repo = build_break_history(tmp_path / "source")
+    report = replay_window(read_window(repo, max_prs=5), policies=POLICIES, out=tmp_path / "o",
+                           work=tmp_path, resamples=20, build_breaks=True)  # fmt: skip
+    for name in POLICIES:
+        f = report.figures[name]
+        assert (f.conflicts, f.build_checked, f.build_breaks) == (0, 2, 1), name
+        assert f.build_breaks_per_100 is not None
+        assert f.build_breaks_per_100.estimate == 50.0
+    assert report.figures["obey"].build_breaks_avoided is not None
+    assert report.figures["obey"].build_breaks_avoided.estimate == 0.0
+    merges = {e["agent"]: e.get("build") for e in events(tmp_path / "o", "obey")
+              if e["kind"] == "merge"}  # fmt: skip
+    assert merges["pr-1"]["problems"] == []
+    assert any("helper" in p["message"] for p in merges["pr-2"]["problems"])
+    without = replay_window(read_window(repo, max_prs=5), policies=["obey"],
+                            out=tmp_path / "plain", work=tmp_path, resamples=20)  # fmt: skip
+    assert without.figures["obey"].build_checked == 0

@@ -37,6 +37,7 @@ class PullRequestOutcome:
     merge_postponed_s: float = 0.0
     drift_denials: int = 0  # denied for lines the mainline changed since the agent's base
     unnecessary_drift_denials: int = 0  # ... of a path its baseline merge did not conflict on
+    build_break: bool | None = None  # the static check of a clean merge (None: not checked)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +65,10 @@ class ReplayFigures:
     extra: dict[str, float] = field(default_factory=dict)
     drift_denials: int = 0
     unnecessary_drift_denials: int = 0
+    build_checked: int = 0
+    build_breaks: int = 0
+    build_breaks_per_100: BootstrapInterval | None = None
+    build_breaks_avoided: BootstrapInterval | None = None
 
 
 def _ratio(num: NDArray[np.float64], den: NDArray[np.float64]) -> float:
@@ -126,6 +131,15 @@ def replay_figures(
         drift_denials=sum(o.drift_denials for o in rows),
         unnecessary_drift_denials=sum(o.unnecessary_drift_denials for o in rows),
     )
+    checked = np.array([o.build_break is not None for o in rows], dtype=float)
+    broke = np.array([bool(o.build_break) for o in rows], dtype=float)
+    if checked.any():
+        figures = replace(
+            figures,
+            build_checked=int(checked.sum()),
+            build_breaks=int(broke.sum()),
+            build_breaks_per_100=ci(lambda i: 100.0 * _ratio(broke[i], checked[i])),
+        )
     if baseline is None:
         return figures
     base = np.array([baseline[o.pr].conflicted for o in rows], dtype=float)
@@ -134,6 +148,11 @@ def replay_figures(
     def avoided(values: NDArray[np.float64]) -> BootstrapInterval:
         return ci(lambda i: 1.0 - _ratio(values[i], base[i]))
 
+    base_broke = np.array([bool(baseline[o.pr].build_break) for o in rows], dtype=float)
+    if checked.any():
+        figures = replace(
+            figures, build_breaks_avoided=ci(lambda i: 1.0 - _ratio(broke[i], base_broke[i]))
+        )
     return replace(
         figures,
         avoided=avoided(conflicted),

@@ -53,6 +53,11 @@ class Command(BaseCommand):
             help="obey: give up a wait after this much replay time and acknowledge (default: wait "
             "until the other side has merged)",
         )
+        parser.add_argument(
+            "--build-breaks",
+            action="store_true",
+            help="run the static merge check on every clean merge (build breaks per policy)",
+        )
         parser.add_argument("--lookback-days", type=float, default=30.0)
         parser.add_argument("--resamples", type=int, default=1000)
         parser.add_argument("--seed", type=int, default=0)
@@ -86,6 +91,7 @@ class Command(BaseCommand):
             work=Path(o["work"]) if o["work"] else None, order=o["order"], recency=o["recency"],
             mode=o["mode"], resamples=o["resamples"], seed=o["seed"], keep=o["keep"],
             bases=o["bases"], max_wait_s=None if wait is None else max(1, round(wait * 3600)),
+            build_breaks=o["build_breaks"],
         )  # fmt: skip
         self.stdout.write(format_report(report))
         self.stderr.write(f"events and summary.json in {o['out']}")
