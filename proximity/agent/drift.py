@@ -70,7 +70,8 @@ def mainline_drift(
         raise DriftUnknownError(str(exc)) from None
     if not text.strip():
         return ()
-    hits = drift_hits(planned, _mainline(text))
+    deleting = {str(e["path"]) for e in entries if e.get("status") == "D"}
+    hits = drift_hits(planned, _mainline(text), deleting=deleting)
     return tuple(
         DriftFinding(
             path=hit.path,

@@ -11,7 +11,7 @@ git's own rule: changes that share a line, or abut (:func:`.airspace.regions.abu
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from proximity.engine.airspace.lines import intersection_size
@@ -58,17 +58,22 @@ def _collide(planned: Sequence[Span], theirs: Sequence[Span]) -> tuple[Span, ...
 
 
 def drift_hits(
-    planned: Mapping[str, Sequence[Span] | None], mainline: Mapping[str, MainlineChange]
+    planned: Mapping[str, Sequence[Span] | None],
+    mainline: Mapping[str, MainlineChange],
+    *,
+    deleting: Collection[str] = (),
 ) -> list[DriftHit]:
     """The planned paths whose base-side hunks meet the mainline's change of the same path.
 
     ``planned`` maps each path to its base-side hunks, ``None`` for the whole file (a new
-    file, a rewrite, a deletion): a whole-file edit meets any change of the file.
+    file, a rewrite, a deletion): a whole-file edit meets any change of the file, except that
+    deleting (``deleting``) a file the mainline deleted too is no conflict (git merges two
+    deletions; a release branch deleting the news fragments the mainline already deleted).
     """
     out = []
     for path, spans in sorted(planned.items()):
         change = mainline.get(path)
-        if change is None:
+        if change is None or (path in deleting and change.status == "D"):
             continue
         if spans is None or change.base_hunks is None:
             out.append(DriftHit(path, change.status, change.base_hunks))

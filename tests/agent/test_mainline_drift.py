@@ -153,3 +153,19 @@ def test_radar_check_reports_drift_with_the_advisory_exit_code(drifted: Scene) -
     assert "main changed core.py lines 30-31" in run.stdout
     clean = drifted.radar("check", str(drifted.bob / "core.py"), "--lines", "50-50")
     assert (clean.returncode, clean.stdout.strip()) == (0, "core.py: clear")
+
+
+def test_deleting_what_main_deleted_is_clear_and_deleting_what_main_edited_is_denied(
+    drifted: Scene,
+) -> None:
+    drifted.repo.git("rm", "-q", "util.py")
+    drifted.repo.commit("Drop util.py")
+
+    def rm(path: str) -> dict:
+        payload = load("claude_pre_bash", WORKTREE=str(drifted.bob))
+        payload["tool_input"]["command"] = f"rm {path}"
+        return _answer(drifted, payload)
+
+    assert rm("util.py") == {}  # git merges two deletions
+    reason = rm("core.py")["permissionDecisionReason"]  # modify/delete: git conflicts
+    assert "main changed core.py lines 30-31" in reason

@@ -38,3 +38,10 @@ def test_whole_files_meet_any_change_of_the_file_and_other_paths_never() -> None
     assert drift_hits({"a.py": None}, main) == [DriftHit("a.py", "M", ((3, 1),))]
     assert drift_hits({"gone.py": [(1, 1)]}, main) == [DriftHit("gone.py", "D", None)]
     assert drift_hits({"b.py": None, "c.py": [(3, 1)]}, main) == []
+
+
+def test_deleting_a_file_the_mainline_deleted_too_is_no_conflict() -> None:
+    main = {"gone.py": MainlineChange("gone.py", "D", None)}
+    assert drift_hits({"gone.py": None}, main, deleting={"gone.py"}) == []
+    edited = {"a.py": MainlineChange("a.py", "M", ((3, 1),))}
+    assert drift_hits({"a.py": None}, edited, deleting={"a.py"})  # modify/delete conflicts
