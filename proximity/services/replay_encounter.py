@@ -24,7 +24,12 @@ from proximity.exceptions import InvalidInputError, NotFoundError
 from proximity.models import Repository
 from proximity.services.working_sets import WorkingSetReport, working_set_report
 
-__all__ = ["read_replay_events", "replay_encounter_load"]
+__all__ = ["DEMO_ENCOUNTER", "demo_encounter_seed", "read_replay_events", "replay_encounter_load"]
+
+# One denial of a replay of tornadoweb/tornado (2017): both branches inserted after line 2 of
+# websocket_test.py, which git conflicts on (paths and line numbers only; no code).
+DEMO_ENCOUNTER = Path(__file__).resolve().parent.parent / "fixtures" / "replay_encounter.jsonl"
+DEMO_ENCOUNTER_REPOSITORY = "replay-tornado"
 
 
 def read_replay_events(path: Path) -> list[dict[str, Any]]:
@@ -119,3 +124,25 @@ def replay_encounter_load(
                 now=now,
             )
     return repo, denial
+
+
+def demo_encounter_seed(*, scope: str, now: datetime | None = None) -> tuple[Repository, Any]:
+    """The demo's replayed encounter, reported and scanned once, synchronously."""
+    from proximity.services.scans import scan_run
+
+    now = now or timezone.now()
+    events = read_replay_events(DEMO_ENCOUNTER)
+    source = str(events[0].get("source") or "") if events else ""
+    repo, denial = replay_encounter_load(
+        events,
+        repository=DEMO_ENCOUNTER_REPOSITORY,
+        scope=scope,
+        source=f"{source} {str(denial_at(events))[:10]}".strip(),
+        now=now,
+    )
+    return repo, (denial, scan_run(repository_id=repo.pk, now=now))
+
+
+def denial_at(events: Iterable[Mapping[str, Any]]) -> str:
+    """The historical time of the first denial ("" when there is none)."""
+    return next((str(e.get("at") or "") for e in events if e.get("kind") == "deny"), "")

@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 from proximity.models import Principal
 from proximity.services.adjudications import adjudicators_group_setup
 from proximity.services.demo import DEMO_SCOPE, demo_airspace_seed
+from proximity.services.replay_encounter import demo_encounter_seed
 
 DEMO_USER = "lead"
 DEMO_PASSWORD = "radar-demo"  # noqa: S105  (printed by `make demo`; local embedded demo only)
@@ -53,3 +54,8 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"demo airspace: {scan.agent_count} agents, {scan.advisory_count} advisories"
             )
+        repo, (denial, _) = demo_encounter_seed(scope=DEMO_SCOPE)
+        self.stdout.write(
+            f"replayed encounter ({repo.name}): {denial['agent']} denied for "
+            f"{', '.join(denial['others'])}'s lines in {denial['path']} ({denial['at']})"
+        )

@@ -58,3 +58,15 @@ def test_setup_roles_reports_exactly_three_permissions(capsys):
         out.strip()
         == "group adjudicators: add_adjudication, view_overlapadvisory, view_taskversion"
     )
+
+
+def test_load_demo_puts_a_replayed_encounter_of_real_history_on_the_board():
+    call_command("load_demo")
+    call_command("load_demo")
+    [advisory] = ProximityAdvisory.objects.filter(repository__name="replay-tornado")
+    assert advisory.band == "resolution"
+    assert {advisory.agent_a.agent_id, advisory.agent_b.agent_id} == {"pr-1909", "pr-1917"}
+    assert advisory.channels.get("overlap", 0) > 0  # two insertions at one point: overlap
+    scene = board_scene(Principal.objects.get(name="demo-lead"), "replay-tornado")
+    assert {x.band for x in scene.links} == {"resolution"}
+    assert any("replayed, tornadoweb/tornado 2017-02-26" in a.label for a in scene.agents)
