@@ -169,3 +169,23 @@ def test_deleting_what_main_deleted_is_clear_and_deleting_what_main_edited_is_de
     assert rm("util.py") == {}  # git merges two deletions
     reason = rm("core.py")["permissionDecisionReason"]  # modify/delete: git conflicts
     assert "main changed core.py lines 30-31" in reason
+
+
+def test_codex_and_gemini_are_told_in_their_own_shapes(drifted: Scene) -> None:
+    codex = load("codex_pre_apply_patch", WORKTREE=str(drifted.bob))
+    codex["cwd"] = str(drifted.bob)
+    codex["tool_input"]["command"] = (
+        "*** Begin Patch\n*** Update File: core.py\n@@\n-line 30\n+LINE 30\n*** End Patch\n"
+    )
+    decision = json.loads(drifted.hook("codex", codex).stdout)["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "deny"
+    assert "work already on main" in decision["permissionDecisionReason"]
+    gemini = load(
+        "gemini_before_replace", WORKTREE=str(drifted.bob), FILE=str(drifted.bob / "core.py")
+    )
+    gemini["tool_input"].update(
+        file_path=str(drifted.bob / "core.py"), old_string="line 31\n", new_string="x\n"
+    )
+    answer = json.loads(drifted.hook("gemini", gemini).stdout)
+    assert answer["decision"] == "deny"
+    assert "main changed core.py lines 30-31" in answer["reason"]
