@@ -10,7 +10,8 @@ found and is logged (a hook fails open), never "clear".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from proximity.agent.findings import DriftFinding
@@ -54,10 +55,32 @@ def _commits(top: Any, base: str, path: str) -> tuple[str, ...]:
         return ()
 
 
+def _blob_id(text: str) -> str:
+    """git's object id of ``text`` as a blob (what ``git hash-object`` prints)."""
+    data = text.encode("utf-8", "surrogateescape")
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def _same_as_mainline(top: Any, base: str, path: str, text: str) -> bool:
+    """The whole-file write leaves the file exactly as the mainline has it (a cherry-pick):
+    git merges two identical changes cleanly."""
+    try:
+        return git_text(top, ["rev-parse", "--verify", "-q", f"{base}:{path}"]).strip() == (
+            _blob_id(text)
+        )
+    except GitError:
+        return False
+
+
 def mainline_drift(
-    worktree: AskingWorktree, entries: Sequence[dict[str, Any]], *, base: str
+    worktree: AskingWorktree,
+    entries: Sequence[dict[str, Any]],
+    *,
+    base: str,
+    written: Mapping[str, str] | None = None,
 ) -> tuple[DriftFinding, ...]:
-    """Drift findings for the engine file ``entries`` of a planned edit (``engine_entries``).
+    """Drift findings for the engine file ``entries`` of a planned edit (``engine_entries``);
+    ``written`` holds the new text of whole-file writes.
 
     Raises :class:`DriftUnknownError` when git cannot answer.
     """
@@ -71,7 +94,15 @@ def mainline_drift(
     if not text.strip():
         return ()
     deleting = {str(e["path"]) for e in entries if e.get("status") == "D"}
-    hits = drift_hits(planned, _mainline(text), deleting=deleting)
+    hits = [
+        hit
+        for hit in drift_hits(planned, _mainline(text), deleting=deleting)
+        if not (
+            hit.path in (written or {})
+            and hit.status[:1] in {"A", "M"}
+            and _same_as_mainline(worktree.top, base, hit.path, (written or {})[hit.path])
+        )
+    ]
     return tuple(
         DriftFinding(
             path=hit.path,

@@ -42,6 +42,8 @@ class PlannedEdit:
     lines: tuple[Range, ...] | None = None
     kind: str = "edit"
     excerpt: str = ""
+    content: str | None = field(default=None, repr=False)
+    """The whole new text, when the edit writes a whole file (a ``Write``)."""
 
 
 def _read(path: str) -> str | None:

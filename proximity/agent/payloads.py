@@ -129,7 +129,7 @@ def _edits(tool: str, data: Mapping[str, Any], cwd: str) -> tuple[list[PlannedEd
     if name in {"Write", "write_file", "create_file"}:
         path = _abs(cwd, data.get("file_path") or data.get("path") or data.get("target_file"))
         kind = "edit" if Path(path).exists() else "create"
-        return [PlannedEdit(path, None, kind)], []
+        return [PlannedEdit(path, None, kind, content=_text(data.get("content")))], []
     if name == "NotebookEdit":
         return [PlannedEdit(_abs(cwd, data.get("notebook_path")), None, "edit")], []
     if name in {"Delete", "delete_file"}:

@@ -111,12 +111,22 @@ class AgentSession:
                 out.append((rel, e.lines, e.kind))
         return out
 
+    def written(self, edits: list[PlannedEdit] | tuple[PlannedEdit, ...]) -> dict[str, str]:
+        """``repository path -> new text`` of the edits that write a whole file."""
+        out = {}
+        for e in edits:
+            rel = self.worktree.relative(e.path)
+            if rel is not None and e.content is not None:
+                out[rel] = e.content
+        return out
+
     def check(self, edits: list[PlannedEdit] | tuple[PlannedEdit, ...]) -> CheckResult:
         planned = self.planned(edits)
         if not planned:
             return CheckResult(self.agent_id, str(self.worktree.top), source="none")
+        written = self.written(edits)
         if not self.config.remote:
-            return self._local_check(planned)
+            return self._local_check(planned, written)
         # git maps the planned lines while the HTTP client is imported (a hook's whole life is
         # about as long as the two together).
         files = _in_thread(engine_entries, self.worktree, planned, base=self.config.base)
@@ -124,20 +134,23 @@ class AgentSession:
         if client is None:  # unreachable: a remote configuration always gives a client
             raise ServerError("no server configured")
         entries = files()
-        drift = _in_thread(self.mainline_drift, entries)  # the server cannot see this clone
+        drift = _in_thread(self.mainline_drift, entries, written)  # the server cannot see it
         body = {"repository": self.repository, "agentId": self.agent_id, "files": entries}
         answer = CheckResult.from_json(client.check(body))
         return self.with_drift(answer, drift())
 
-    def mainline_drift(self, entries: list[dict[str, object]]) -> DriftAnswer:
-        """``(drift findings, problem)`` for the planned ``entries``; policy ``drift = "off"``
-        reads nothing. A git failure is the problem, never "nothing found"."""
+    def mainline_drift(
+        self, entries: list[dict[str, object]], written: dict[str, str] | None = None
+    ) -> DriftAnswer:
+        """``(drift findings, problem)`` for the planned ``entries`` (``written``: the new text
+        of whole-file writes); policy ``drift = "off"`` reads nothing. A git failure is the
+        problem, never "nothing found"."""
         if self.config.policy.drift == "off":
             return (), ""
         from proximity.agent.drift import DriftUnknownError, mainline_drift
 
         try:
-            found = mainline_drift(self.worktree, entries, base=self.config.base)
+            found = mainline_drift(self.worktree, entries, base=self.config.base, written=written)
         except DriftUnknownError as exc:
             return (), f"the mainline {self.config.base!r} was not checked: {exc}"
         if found and self.config.base in self.state.acknowledged(self.agent_id):
@@ -157,7 +170,9 @@ class AgentSession:
     def state(self) -> LocalState:
         return LocalState(self.worktree.common_dir)
 
-    def _local_check(self, planned: list[tuple[str, Any, str]]) -> CheckResult:
+    def _local_check(
+        self, planned: list[tuple[str, Any, str]], written: dict[str, str] | None = None
+    ) -> CheckResult:
         # The worktrees are read by git processes started before numpy is imported, so the
         # two overlap: on a hook's short life that is most of its time (bench/hooks.py).
         from concurrent.futures import ThreadPoolExecutor
@@ -171,7 +186,7 @@ class AgentSession:
             from proximity.agent.local import local_check  # numpy only when answered here
 
             entries = files.result()
-            drift = pool.submit(self.mainline_drift, entries)
+            drift = pool.submit(self.mainline_drift, entries, written)
             result = local_check(
                 self.worktree,
                 planned,

@@ -236,7 +236,8 @@ class RadarGate:
         sets = self._sets_now(agent, now, wall)
         result = local_check(session.worktree, planned, base=config.base, profile=config.profile,
                              sets=sets, files=files)  # fmt: skip
-        result = session.with_drift(result, session.mainline_drift(files))
+        written = session.written(event.edits)
+        result = session.with_drift(result, session.mainline_drift(files, written))
         decision = decide(result, config.policy)
         others = tuple(sorted({f.other for f in decision.findings}))
         if decision.kind in {"deny", "ask"}:

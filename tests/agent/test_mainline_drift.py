@@ -189,3 +189,19 @@ def test_codex_and_gemini_are_told_in_their_own_shapes(drifted: Scene) -> None:
     answer = json.loads(drifted.hook("gemini", gemini).stdout)
     assert answer["decision"] == "deny"
     assert "main changed core.py lines 30-31" in answer["reason"]
+
+
+def test_writing_a_file_exactly_as_main_added_it_is_clear(drifted: Scene) -> None:
+    """A backport: git merges two identical additions cleanly, and different ones conflict."""
+    drifted.repo.write("news/1.txt", "Fixed the retry loop.\n")
+    drifted.repo.commit("News")
+
+    def write(text: str) -> dict:
+        target = drifted.bob / "news" / "1.txt"
+        payload = load("claude_pre_write", WORKTREE=str(drifted.bob), FILE=str(target))
+        payload["tool_input"].update(file_path=str(target), content=text)
+        return _answer(drifted, payload)
+
+    assert write("Fixed the retry loop.\n") == {}
+    reason = write("Something else.\n")["permissionDecisionReason"]
+    assert "main added news/1.txt" in reason
