@@ -260,6 +260,30 @@ def _project_top(path: str) -> Path | None:
         return None
 
 
+def _mainline(top: Path, overrides: Mapping[str, str | None], out: Lines) -> None:
+    """Whether the base branch the drift check reads resolves in this clone."""
+    from proximity.agent.config import ConfigError, load_config
+    from proximity.sources.git._run import GitError, git_text
+
+    try:
+        config = load_config(top, **overrides)
+    except ConfigError:
+        return  # already reported with the server settings
+    if config.policy.drift == "off":
+        out.append(("info", "mainline drift: off (policy.drift)"))
+        return
+    base = config.base
+    try:
+        commit = git_text(top, ["rev-parse", "--verify", "-q", f"{base}^{{commit}}"]).strip()
+    except GitError:
+        commit = ""
+    if not commit:
+        fix = 'set [radar] base in .radar.toml (e.g. "origin/main") or policy.drift = "off"'
+        out.append(("problem", f"mainline drift: {base!r} does not resolve in this clone; {fix}"))
+        return
+    out.append(("info", f"mainline drift: planned lines checked against {base} ({commit[:12]})"))
+
+
 def _report(out: Lines) -> int:
     """Print ``out``: problems on stderr, one line each, the rest on stdout; 1 if any."""
     for kind, text in out:
@@ -287,6 +311,7 @@ def doctor(spec: HarnessSpec, args: argparse.Namespace) -> int:
     if top is None:
         out.append(("problem", f"round trip: {args.path} is not inside a git worktree"))
     else:
+        _mainline(top, overrides, out)
         _round_trip(spec.harness, top, overrides, out)
     out.append(("info", _daemon_line()))
     return _report(out)

@@ -267,6 +267,7 @@ def test_doctor_on_an_installed_worktree_is_healthy(
     assert out.out.rstrip().endswith("healthy")
     assert "server: none" in out.out
     assert "daemon: off (RADAR_DAEMON=0)" in out.out  # tests/conftest.py turns it off
+    assert "mainline drift: planned lines checked against main (" in out.out
     round_trips = [line for line in out.out.splitlines() if line.startswith("round trip")]
     assert len(round_trips) == 2
     assert all(" ms, " in line for line in round_trips)
@@ -287,6 +288,21 @@ def test_doctor_names_each_problem_on_one_line(
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1
     assert "SessionStart missing" in err[0]
+
+
+def test_doctor_says_when_the_base_branch_the_drift_check_reads_is_missing(
+    worktree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _hooks(worktree, "install", "claude")
+    (worktree / ".radar.toml").write_text('[radar]\nbase = "trunk"\n')
+    capsys.readouterr()
+    assert _hooks(worktree, "doctor", "claude") == 1
+    err = capsys.readouterr().err
+    assert "mainline drift: 'trunk' does not resolve in this clone" in err
+    (worktree / ".radar.toml").write_text('[radar]\nbase = "trunk"\n[policy]\ndrift = "off"\n')
+    capsys.readouterr()
+    _hooks(worktree, "doctor", "claude")
+    assert "mainline drift: off" in capsys.readouterr().out
 
 
 def test_doctor_reports_the_server_without_showing_the_token(
