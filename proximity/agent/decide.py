@@ -183,11 +183,13 @@ def decide(result: CheckResult, policy: Policy) -> Decision:
     stop_agents = bool(blocking) and policy.resolution in _STOPS
     stop_drift = bool(drift) and policy.drift in _STOPS
     if stop_agents or stop_drift:
-        kinds = {policy.resolution if stop_agents else "", policy.drift if stop_drift else ""}
         shown_blocking = blocking if stop_agents else ()
         shown_drift = drift if stop_drift else ()
         text = _deny_text(result, shown_blocking, shown_drift)
-        kind = "deny" if "deny" in kinds else "ask"
+        denies = (stop_agents and policy.resolution == "deny") or (
+            stop_drift and policy.drift == "deny"
+        )
+        kind = "deny" if denies else "ask"
         return Decision(kind, text, shown_blocking, shown_drift)
     shown = (*blocking, *rest) if policy.resolution == "warn" else rest
     shown_drift = (*drift, *drift_rest) if policy.drift == "warn" else drift_rest

@@ -126,7 +126,9 @@ def replay_encounter_load(
     return repo, denial
 
 
-def demo_encounter_seed(*, scope: str, now: datetime | None = None) -> tuple[Repository, Any]:
+def demo_encounter_seed(
+    *, scope: str, now: datetime | None = None
+) -> tuple[Repository, Mapping[str, Any]]:
     """The demo's replayed encounter, reported and scanned once, synchronously."""
     from proximity.services.scans import scan_run
 
@@ -140,7 +142,8 @@ def demo_encounter_seed(*, scope: str, now: datetime | None = None) -> tuple[Rep
         source=f"{source} {str(denial_at(events))[:10]}".strip(),
         now=now,
     )
-    return repo, (denial, scan_run(repository_id=repo.pk, now=now))
+    scan_run(repository_id=repo.pk, now=now)
+    return repo, denial
 
 
 def denial_at(events: Iterable[Mapping[str, Any]]) -> str:

@@ -250,6 +250,10 @@ class RadarGate:
         traffic = tuple(sorted({f.other for f in decision.findings if not f.resolution}))
         return GateAnswer(decision.kind, decision.text, others, traffic)
 
+    def base_of_config(self, agent: str) -> str:
+        """The base branch the agent's ``.radar.toml`` names (what ``radar ack`` takes for it)."""
+        return self._session(agent).config.base
+
     def acknowledge(self, agent: str, others: tuple[str, ...], now: int) -> list[str]:
         session = self._session(agent)
         out = []

@@ -163,7 +163,7 @@ class _Driver:
         pr = self._pr(action)
         agent = f"pr-{pr}"
         s = self.stats[pr]
-        tip = self.repo.main()
+        tip = self.repo.main() if self.build_breaks else ""
         result = self.repo.merge_agent(agent, action.at, historical=self.prs[pr].merge)
         s.merged, s.conflicts = action.at, result.conflicts
         build = self._build_check(tip, result.commit) if not result.conflicts else None
@@ -303,8 +303,9 @@ class _Driver:
             if answer.drift and self.policy == "obey":
                 return Drifted()  # bring the mainline in, then ask again
             if answer.drift:
-                said = self.gate.acknowledge(agent, ("main",), action.at)
-                self.emit(action.at, "ack", agent=agent, others=["main"], said=said)
+                base = self.gate.base_of_config(agent)
+                said = self.gate.acknowledge(agent, (base,), action.at)
+                self.emit(action.at, "ack", agent=agent, others=[base], said=said)
                 if not answer.others:
                     continue
             if not answer.others:

@@ -54,7 +54,7 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"demo airspace: {scan.agent_count} agents, {scan.advisory_count} advisories"
             )
-        repo, (denial, _) = demo_encounter_seed(scope=DEMO_SCOPE)
+        repo, denial = demo_encounter_seed(scope=DEMO_SCOPE)
         self.stdout.write(
             f"replayed encounter ({repo.name}): {denial['agent']} denied for "
             f"{', '.join(denial['others'])}'s lines in {denial['path']} ({denial['at']})"
