@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -152,12 +153,21 @@ OVERLAP_NLI_MODEL_DIR = env_str("OVERLAP_NLI_MODEL_DIR")
 # Speculative merge checks (opt-in per repository, queue ``merge_checks``): new checks per
 # repository per planning round, one check's time limits, each git child's resource limits.
 OVERLAP_MERGE_CHECK_MAX_PER_REPO = env_int("OVERLAP_MERGE_CHECK_MAX_PER_REPO", 8, minimum=0)
-OVERLAP_MERGE_CHECK_SOFT_TIME_LIMIT = env_int("OVERLAP_MERGE_CHECK_SOFT_TIME_LIMIT", 120, minimum=1)
-OVERLAP_MERGE_CHECK_TIME_LIMIT = env_int("OVERLAP_MERGE_CHECK_TIME_LIMIT", 150, minimum=1)
+OVERLAP_MERGE_CHECK_SOFT_TIME_LIMIT = env_int("OVERLAP_MERGE_CHECK_SOFT_TIME_LIMIT", 300, minimum=1)
+OVERLAP_MERGE_CHECK_TIME_LIMIT = env_int("OVERLAP_MERGE_CHECK_TIME_LIMIT", 330, minimum=1)
 OVERLAP_MERGE_CHECK_MEMORY_MB = env_int("OVERLAP_MERGE_CHECK_MEMORY_MB", 2048, minimum=64)
 OVERLAP_MERGE_CHECK_CPU_SECONDS = env_int("OVERLAP_MERGE_CHECK_CPU_SECONDS", 60, minimum=1)
 OVERLAP_MERGE_CHECK_PROCESSES = env_int("OVERLAP_MERGE_CHECK_PROCESSES", 256, minimum=8)
 OVERLAP_MERGE_CHECK_MAX_PROBLEMS = env_int("OVERLAP_MERGE_CHECK_MAX_PROBLEMS", 20, minimum=1)
+# Test runs of repositories with merge_check_tests on: the interpreter (pytest and the
+# repository's test requirements installed; default this one), one run's wall clock and CPU,
+# and how many test files at most (those nearest both sides' changes are kept).
+OVERLAP_MERGE_CHECK_TEST_PYTHON = env_str("OVERLAP_MERGE_CHECK_TEST_PYTHON") or sys.executable
+OVERLAP_MERGE_CHECK_TEST_TIMEOUT = env_int("OVERLAP_MERGE_CHECK_TEST_TIMEOUT", 60, minimum=1)
+OVERLAP_MERGE_CHECK_TEST_CPU_SECONDS = env_int(
+    "OVERLAP_MERGE_CHECK_TEST_CPU_SECONDS", 120, minimum=1
+)
+OVERLAP_MERGE_CHECK_TEST_MAX_FILES = env_int("OVERLAP_MERGE_CHECK_TEST_MAX_FILES", 20, minimum=1)
 
 LOGGING = {
     "version": 1,

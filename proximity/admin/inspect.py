@@ -89,13 +89,18 @@ class RepositoryForm(RepositoryFormBase):
             "watch",
             "profile",
             "webhook_url",
+            "merge_checks",
+            "merge_check_tests",
         )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if self.errors:  # the field checks already named a problem; one at a time
             return data
-        names = ("name", "path", "scope", "base_branch", "watch", "webhook_url", "profile")
+        names = (
+            "name", "path", "scope", "base_branch", "watch", "webhook_url", "profile",
+            "merge_checks", "merge_check_tests",
+        )  # fmt: skip
         try:
             settings = repository_settings_clean(RepositorySettings(**{n: data[n] for n in names}))
         except InvalidInputError as exc:
@@ -111,8 +116,8 @@ class RepositoryAdmin(ModelAdminBase):
     """Staff with the model's permissions register repositories here, as with the command."""
 
     form = RepositoryForm
-    list_display = ("name", "scope", "profile", "watch", "scan_requested_at")
-    list_filter = ("scope", "profile", "watch")
+    list_display = ("name", "scope", "profile", "watch", "merge_checks", "scan_requested_at")
+    list_filter = ("scope", "profile", "watch", "merge_checks")
     search_fields = ("name",)
     readonly_fields = ("watch_conflicts", "scan_requested_at", "created_at")
 

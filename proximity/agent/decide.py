@@ -16,6 +16,7 @@ from typing import Any
 
 from proximity.agent.config import Policy
 from proximity.agent.findings import CheckResult, DriftFinding, Finding
+from proximity.engine.merge_notes import tests_note
 
 __all__ = ["Decision", "decide", "describe"]
 
@@ -71,10 +72,13 @@ def _merge_check_lines(check: Mapping[str, Any] | None) -> list[str]:
     if state != "checked":
         return [f"  Merge check: {state} (not a sign the merge is clean)."]
     problems = check.get("problems") or []
+    note = tests_note(check.get("tests"))
+    tests = [f"  Merge check, {note}."] if note else []
     if not problems:
-        return ["  Merge check: the two changes merged and nothing only the merge has was found."]
+        clean = "  Merge check: the two changes merged and nothing only the merge has was found."
+        return [clean, *tests]
     out = ["  Merge check: merging the two changes breaks what neither breaks alone:"]
-    return out + [f"    {p.get('path', '')}: {p.get('message', '')}" for p in problems[:3]]
+    return out + [f"    {p.get('path', '')}: {p.get('message', '')}" for p in problems[:3]] + tests
 
 
 def _finding_lines(f: Finding, me: str) -> list[str]:

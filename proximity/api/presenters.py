@@ -71,6 +71,8 @@ def repository_out(repo: Repository) -> RepositoryOut:
         base_branch=repo.base_branch,
         profile=repo.profile,
         agent_count=getattr(repo, "agent_count", 0),  # annotated by repository_list
+        merge_checks=repo.merge_checks,
+        merge_check_tests=repo.merge_check_tests,
     )
 
 

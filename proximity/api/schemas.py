@@ -106,6 +106,8 @@ class RepositoryOut(Out):
     base_branch: str
     profile: str
     agent_count: int
+    merge_checks: bool = False
+    merge_check_tests: bool = False
 
 
 class RepositoryIn(In):
@@ -118,6 +120,8 @@ class RepositoryIn(In):
     watch: bool = False
     webhook_url: str = Field(default="", max_length=200)
     profile: str = Field(default="radar-v1", max_length=32)
+    merge_checks: bool = False
+    merge_check_tests: bool = False
 
 
 class ScanOut(Out):

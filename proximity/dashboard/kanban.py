@@ -10,6 +10,7 @@ from typing import Any
 
 from dash import html
 
+from proximity.engine.merge_notes import tests_note
 from proximity.selectors.board_records import BAND_LABELS, Card, SharedFile, TaskCard, channels_text
 
 __all__ = ["BAND_SHAPES", "COLUMN_TITLES", "aria", "card_view", "kanban_view", "task_card_view"]
@@ -104,6 +105,9 @@ def _semantic(card: Card) -> list[Any]:
         else:
             outcome = _OUTCOMES.get(str(check.get("outcome")), str(check.get("outcome")))
             out.append(html.P(f"{head}: {outcome}", className="merge-check"))
+        note = tests_note(check.get("tests"))
+        if note:
+            out.append(html.P(note, className="merge-check tests"))
     else:
         reason = check.get("reason") or ("" if check else "not enabled for this repository")
         text = f"Merge check: {state}" + (f" ({reason})" if reason else "")

@@ -19,6 +19,9 @@ class Repository(models.Model):
     watch = models.BooleanField(default=False)
     # Opt-in: speculative merge checks of this repository's worktree pairs (services/merge_checks).
     merge_checks = models.BooleanField(default=False)
+    # Opt-in on top: the merge checks also run this repository's tests that reach both sides'
+    # changes, on the merge and on each side (runs the repository's code on the worker).
+    merge_check_tests = models.BooleanField(default=False)
     profile = models.CharField(max_length=32, default="radar-v1")
     webhook_url = models.URLField(blank=True, help_text="POST each trigger message here too")
     # Exact textual conflicts found by the last watch tick's dry-run merges (engine options shape).

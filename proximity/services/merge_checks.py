@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
@@ -31,9 +31,14 @@ from proximity.services.enqueue import MERGE_CHECK, enqueue
 from proximity.services.scan_requests import scan_request
 from proximity.sources.limits import Limits
 
+if TYPE_CHECKING:
+    from proximity.sources.git.testcheck import TestOptions
+
 __all__ = [
+    "TESTS_SUFFIX",
     "MergeInputs",
     "PlanOutcome",
+    "check_version",
     "current_trees",
     "merge_check_inputs",
     "merge_check_run",
@@ -44,6 +49,31 @@ log = logging.getLogger(__name__)
 Status = MergeCheck.Status
 IN_FLIGHT = (Status.PENDING, Status.RUNNING)
 MAX_ATTEMPTS = 3  # failed runs of one tree pair before it is left failed (shown "not checked")
+
+
+TESTS_SUFFIX = "+tests"
+
+
+def check_version(repository: Repository) -> str:
+    """The rule version a check of this repository is stored under: a check that ran the
+    repository's tests answers a different question from one that did not, so switching
+    tests on never reuses a result made without them (nor the reverse)."""
+    return MERGECHECK_VERSION + (TESTS_SUFFIX if repository.merge_check_tests else "")
+
+
+def _test_options() -> TestOptions:
+    from proximity.sources.git.testcheck import TestOptions
+
+    return TestOptions(
+        python=settings.OVERLAP_MERGE_CHECK_TEST_PYTHON,
+        timeout=settings.OVERLAP_MERGE_CHECK_TEST_TIMEOUT,
+        max_files=settings.OVERLAP_MERGE_CHECK_TEST_MAX_FILES,
+        limits=Limits(
+            memory_bytes=settings.OVERLAP_MERGE_CHECK_MEMORY_MB * 1024**2,
+            cpu_seconds=settings.OVERLAP_MERGE_CHECK_TEST_CPU_SECONDS,
+            processes=settings.OVERLAP_MERGE_CHECK_PROCESSES,
+        ),
+    )
 
 
 def _limits() -> Limits:
@@ -111,7 +141,7 @@ def _queue(repository: Repository, key: tuple[str, str, str, str], now: datetime
         repository=repository,
         tree_a=tree_a,
         tree_b=tree_b,
-        version=MERGECHECK_VERSION,
+        version=check_version(repository),
         defaults={"agent_a": agent_a, "agent_b": agent_b, "requested_at": now},
     )
     if created:
@@ -139,7 +169,9 @@ def merge_checks_plan(
     existing = {
         (r.tree_a, r.tree_b): r.status
         for r in MergeCheck.objects.filter(
-            repository=repository, version=MERGECHECK_VERSION, tree_a__in=list(trees.values())
+            repository=repository,
+            version=check_version(repository),
+            tree_a__in=list(trees.values()),
         ).only("tree_a", "tree_b", "status")
     }
     in_flight = sum(1 for s in existing.values() if s in IN_FLIGHT)
@@ -194,17 +226,22 @@ def _check(row: MergeCheck) -> dict[str, Any]:
     a, b = sets.get(row.agent_a), sets.get(row.agent_b)
     if a is None or b is None or a.merge_base is None or b.merge_base is None:
         return {"status": Status.CANCELLED, "error": "a side's worktree is gone"}
-    run = run_merge_check(a, b, expect=(row.tree_a, row.tree_b), limits=_limits())
+    tests = _test_options() if repo.merge_check_tests else None
+    run = run_merge_check(a, b, expect=(row.tree_a, row.tree_b), limits=_limits(), tests=tests)
     if run.status == "moved":
         return {"status": Status.CANCELLED, "error": "a side moved on before the check ran"}
     if run.status == "conflict" or run.result is None:
         return {"status": Status.DONE, "outcome": MergeCheck.Outcome.CONFLICT, "base": run.base}
-    problems = problems_json(run.result.problems, limit=settings.OVERLAP_MERGE_CHECK_MAX_PROBLEMS)
+    found = [*run.result.problems, *(run.tests.problems if run.tests is not None else ())]
+    problems = problems_json(found, limit=settings.OVERLAP_MERGE_CHECK_MAX_PROBLEMS)
+    counts: dict[str, Any] = {**run.counts, "mergeOnly": len(found), "read": run.read_files}
+    if run.tests is not None:
+        counts["tests"] = run.tests.summary()
     return {
         "status": Status.DONE,
         "outcome": MergeCheck.Outcome.PROBLEMS if problems else MergeCheck.Outcome.CLEAN,
         "problems": problems,
-        "counts": {**run.counts, "mergeOnly": len(run.result.problems), "read": run.read_files},
+        "counts": counts,
         "base": run.base or "",
         "merged": run.merged or "",
     }
@@ -243,12 +280,18 @@ class MergeInputs:
             return {"state": "not checked"}
         if row.status in IN_FLIGHT:
             return {"state": "checking"}
-        return {
+        out = {
             "state": "checked",
             "checkedAt": row.checked_at.isoformat() if row.checked_at else None,
             "outcome": row.outcome,
             "problems": row.problems,
         }
+        tests = (row.counts or {}).get("tests")
+        if tests is not None:  # a test run that timed out or failed says so: never clean
+            out["tests"] = {
+                k: tests[k] for k in ("state", "selected", "conflicts", "reason") if k in tests
+            }
+        return out
 
     def options(self) -> list[dict[str, Any]]:
         """The engine's ``options.mergeChecks``: pairs of current trees with merge-only problems."""
@@ -282,7 +325,7 @@ def merge_check_inputs(repository: Repository) -> MergeInputs | None:
     trees = current_trees(repository)
     rows = MergeCheck.objects.filter(
         repository=repository,
-        version=MERGECHECK_VERSION,
+        version=check_version(repository),
         tree_a__in=list(trees.values()),
         tree_b__in=list(trees.values()),
     )

@@ -42,6 +42,8 @@ class RepositorySettings:
     watch: bool = False
     webhook_url: str = ""
     profile: str = DEFAULT_PROFILE
+    merge_checks: bool = False
+    merge_check_tests: bool = False
 
 
 def _name(value: str) -> None:
@@ -102,6 +104,12 @@ def repository_settings_clean(settings: RepositorySettings) -> RepositorySetting
         raise InvalidInputError(f"must be one of {choices}", field="profile")
     _webhook(settings.webhook_url)
     path = _path(settings.path, watch=settings.watch)
+    if settings.merge_checks and not settings.path:
+        raise InvalidInputError("merge checks read the local clone: give its path", field="path")
+    if settings.merge_check_tests and not settings.merge_checks:
+        raise InvalidInputError(
+            "test runs are part of the merge checks: turn those on", field="mergeCheckTests"
+        )
     return replace(settings, scope=scope, path=path)
 
 
@@ -121,6 +129,8 @@ def repository_create(
     watch: bool = False,
     webhook_url: str = "",
     profile: str = DEFAULT_PROFILE,
+    merge_checks: bool = False,
+    merge_check_tests: bool = False,
 ) -> Repository:
     """Register a repository; nothing is stored unless every field is valid and the name free.
 
@@ -128,7 +138,9 @@ def repository_create(
     the point (docs/DECISIONS.md).
     """
     _require_staff(principal)
-    wanted = RepositorySettings(name, path, scope, base_branch, watch, webhook_url, profile)
+    wanted = RepositorySettings(
+        name, path, scope, base_branch, watch, webhook_url, profile, merge_checks, merge_check_tests
+    )
     clean = repository_settings_clean(wanted)
     taken = ConflictError(f"a repository named {clean.name!r} already exists", field="name")
     if Repository.objects.filter(name=clean.name).exists():
@@ -144,6 +156,8 @@ def repository_create(
                 watch=clean.watch,
                 webhook_url=clean.webhook_url,
                 profile=clean.profile,
+                merge_checks=clean.merge_checks,
+                merge_check_tests=clean.merge_check_tests,
             )
     except IntegrityError:
         raise taken from None

@@ -165,3 +165,17 @@ def test_command_mines_labels_and_scores_read_only(history: Path, tmp_path: Path
 def test_after_outside_iso_is_a_one_line_error(history: Path) -> None:
     with pytest.raises(CommandError, match="--after"):
         call_command("backtest_conflicts", str(history), "--after", "yesterday")
+
+
+def test_before_mines_the_train_side_only(history: Path, tmp_path: Path) -> None:
+    def mined(*extra: str) -> int:
+        out = tmp_path / "before.jsonl"
+        call_command("backtest_conflicts", str(history), "--out", str(out), *extra)
+        return len(out.read_text().splitlines())
+
+    everything = mined()
+    assert everything > 0
+    assert mined("--before", "2100-01-01") == everything
+    assert mined("--before", "1970-01-02") == 0
+    with pytest.raises(CommandError, match="--before"):
+        call_command("backtest_conflicts", str(history), "--before", "last week")

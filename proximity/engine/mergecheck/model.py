@@ -18,6 +18,7 @@ KINDS = (
     "missing-attribute",  # ``m.n`` on an imported in-tree module that does not define n
     "undefined-name",  # a global name no statement of the module binds and no builtin has
     "migration-conflict",  # two leaf migrations in one Django app
+    "test-conflict",  # a repository test passing on each side alone and failing on the merge
 )
 
 

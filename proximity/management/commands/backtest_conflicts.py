@@ -39,13 +39,23 @@ from proximity.sources.backtest import (
 from proximity.sources.backtest.buildbreaks import label_build_breaks, scratch_env
 
 
+def _moment(date: str, flag: str) -> float:
+    try:
+        return datetime.fromisoformat(date).replace(tzinfo=UTC).timestamp()
+    except ValueError as exc:
+        raise CommandError(f"{flag}: {exc}") from exc
+
+
 def _after(sample: list[Candidate], date: str) -> list[Candidate]:
     """Sampled pairs whose two PRs merged on or after ``date`` (weights kept: same sample)."""
-    try:
-        moment = datetime.fromisoformat(date).replace(tzinfo=UTC).timestamp()
-    except ValueError as exc:
-        raise CommandError(f"--after: {exc}") from exc
+    moment = _moment(date, "--after")
     return [c for c in sample if min(c.a.merged_at, c.b.merged_at) >= moment]
+
+
+def _before(sample: list[Candidate], date: str) -> list[Candidate]:
+    """Sampled pairs whose two PRs both merged before ``date``: the train side of ``--cut``."""
+    moment = _moment(date, "--before")
+    return [c for c in sample if max(c.a.merged_at, c.b.merged_at) < moment]
 
 
 class Command(BaseCommand):
@@ -76,6 +86,11 @@ class Command(BaseCommand):
             help="mine only sampled pairs whose two PRs merged on or after this ISO date "
             "(the sample itself is unchanged)",
         )
+        parser.add_argument(
+            "--before",
+            help="mine only sampled pairs whose two PRs merged before this ISO date "
+            "(the train side of --cut; the sample itself is unchanged)",
+        )
         parser.add_argument("--cut", help="scoring: also report before/after this ISO date")
         parser.add_argument("--score", metavar="PAIRS", help="score this pairs JSONL instead")
         parser.add_argument("--profile", default="radar-v1", choices=sorted(PROFILES))
@@ -103,6 +118,8 @@ class Command(BaseCommand):
         sample = sample_candidates(candidates, max_pairs=o["max_pairs"], seed=o["seed"])
         if o["after"]:
             sample = _after(sample, o["after"])
+        if o["before"]:
+            sample = _before(sample, o["before"])
         name = o["repo_name"] or (repo.resolve().parent.name if repo.name == ".git" else repo.name)
         records = mine_pairs(repo, sample, repo_name=name, with_imports=not o["no_imports"])
         with ExitStack() as stack:

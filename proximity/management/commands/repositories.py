@@ -23,6 +23,7 @@ FLAGS = {
     "baseBranch": "--base",
     "webhookUrl": "--webhook",
     "profile": "--profile",
+    "mergeCheckTests": "--merge-check-tests",
 }
 
 
@@ -44,6 +45,17 @@ class Command(BaseCommand):
         add.add_argument("--watch", action="store_true", help="read its worktrees periodically")
         add.add_argument("--webhook", default="", help="POST each trigger message here too")
         add.add_argument("--profile", default=DEFAULT_PROFILE)
+        add.add_argument(
+            "--merge-checks",
+            action="store_true",
+            help="speculative merge checks of its worktree pairs (needs --path)",
+        )
+        add.add_argument(
+            "--merge-check-tests",
+            action="store_true",
+            help="the merge checks also run its tests that reach both sides' changes "
+            "(runs the repository's code on the merge-check worker)",
+        )
         sub.add_parser("list", help="every repository, with its agent count")
         remove = sub.add_parser("remove", help="delete a repository and everything reported")
         remove.add_argument("name")
@@ -63,11 +75,15 @@ class Command(BaseCommand):
                 watch=options["watch"],
                 webhook_url=options["webhook"],
                 profile=options["profile"],
+                merge_checks=options["merge_checks"],
+                merge_check_tests=options["merge_check_tests"],
             )
         except DomainError as exc:
             raise _problem(exc) from None
         watched = f", watching {repo.path}" if repo.watch else ""
-        self.stdout.write(f"registered {repo.name} (scope {repo.scope}{watched})")
+        checks = ", merge checks" if repo.merge_checks else ""
+        checks += " with tests" if repo.merge_check_tests else ""
+        self.stdout.write(f"registered {repo.name} (scope {repo.scope}{watched}{checks})")
 
     def _list(self, options: dict[str, Any]) -> None:
         for r in repository_rows():

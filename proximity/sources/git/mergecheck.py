@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from proximity.engine.mergecheck import MergeCheckResult, merge_check
 from proximity.sources.git._run import GitError, git, git_text
 from proximity.sources.git.dryrun import scratch_store, snapshot_commit
+from proximity.sources.git.testcheck import TestCheck, TestOptions, run_test_check
 from proximity.sources.git.workingset import WorkingSet
 from proximity.sources.limits import Limits
 
@@ -68,6 +69,7 @@ class MergeCheckRun:
     result: MergeCheckResult | None = None
     read_files: int = 0
     counts: Mapping[str, int] = field(default_factory=dict)
+    tests: TestCheck | None = None
 
 
 def _tree(cwd: str, env: Mapping[str, str], commit: str, limits: Limits) -> str:
@@ -175,12 +177,14 @@ def run_merge_check(
     expect: tuple[str, str] | None = None,
     limits: Limits | None = None,
     cache: dict[str, object] | None = None,
+    tests: TestOptions | None = None,
 ) -> MergeCheckRun:
     """Check the merge of ``a``'s and ``b``'s current states (two worktrees of one repository).
 
     ``expect`` is ``(tree a, tree b)`` the caller wants checked: if either side has moved on,
-    nothing is merged and the status is ``moved``. Raises :class:`GitError` when git fails
-    (a missing worktree, a limit hit).
+    nothing is merged and the status is ``moved``. With ``tests``, the repository's tests that
+    reach both sides' changes also run (:mod:`~proximity.sources.git.testcheck`). Raises
+    :class:`GitError` when git fails (a missing worktree, a limit hit).
     """
     limits = limits or Limits()
     cache = TREE_CACHE if cache is None else cache
@@ -198,6 +202,18 @@ def run_merge_check(
         texts = read_tree_blobs(
             a.path, env, (x for blobs, _ in listed for x in blobs.values()), limits
         )
+        tested = None
+        if tests is not None and base is not None:
+            merged_files = {p: texts[blob] for p, blob in listed[2][0].items() if blob in texts}
+            tested = run_test_check(
+                a.path,
+                env,
+                base=base,
+                sides=(commits[0], commits[1]),
+                merged=merged,
+                merged_files=merged_files,
+                options=tests,
+            )
     files = [{p: texts[blob] for p, blob in blobs.items() if blob in texts} for blobs, _ in listed]
     others = {name: listed[k][1] for k, name in enumerate(("a", "b", "merged"))}
     # Thousands of ASTs are built and dropped: collector passes over them cost more than the
@@ -210,5 +226,5 @@ def run_merge_check(
         if paused:
             gc.enable()
     return MergeCheckRun(
-        "done", trees[0], trees[1], base, merged, result, len(texts), result.counts
+        "done", trees[0], trees[1], base, merged, result, len(texts), result.counts, tested
     )

@@ -34,6 +34,8 @@ def test_staff_registers_a_repository_and_everyone_in_scope_lists_it(
         "baseBranch": "main",
         "profile": "radar-v1",
         "agentCount": 0,
+        "mergeChecks": False,
+        "mergeCheckTests": False,
     }
     listed = client.get("/api/repositories", **partial.headers).json()
     assert [r["name"] for r in listed] == ["web"]
@@ -61,6 +63,8 @@ def test_a_watched_clone_is_registered_with_its_top_folder(staff, post_json, tmp
         ({"name": "web", "colour": "red"}, "colour"),
         ({"name": "web", "watch": "sometimes"}, "watch"),
         ({}, "name"),
+        ({"name": "web", "mergeChecks": True}, "path"),
+        ({"name": "web", "path": "/srv/web", "mergeCheckTests": True}, "mergeCheckTests"),
     ],
 )
 def test_bad_input_is_422_naming_the_field_and_stores_nothing(
@@ -72,6 +76,15 @@ def test_bad_input_is_422_naming_the_field_and_stores_nothing(
     assert response.status_code == 422, response.content
     assert response.json()["field"] == field
     assert _stored() == before
+
+
+def test_staff_opts_a_repository_in_to_merge_checks_with_tests(staff, post_json) -> None:
+    body = {"name": "web", "path": "/srv/web", "mergeChecks": True, "mergeCheckTests": True}
+    created = post_json("/api/repositories", body, staff)
+    assert created.status_code == 201
+    assert (created.json()["mergeChecks"], created.json()["mergeCheckTests"]) == (True, True)
+    stored = Repository.objects.get()
+    assert (stored.merge_checks, stored.merge_check_tests) == (True, True)
 
 
 def test_a_taken_name_is_409_naming_it(staff, post_json) -> None:

@@ -51,6 +51,15 @@ def test_add_registers_a_watched_repository_with_every_setting(clone: Path) -> N
     assert Path(repo.path) == clone.resolve()
 
 
+def test_add_can_opt_in_to_merge_checks_and_their_test_runs(clone: Path) -> None:
+    out = _run("add", "web", "--path", str(clone), "--merge-checks", "--merge-check-tests")
+    assert out.strip().endswith("merge checks with tests)")
+    repo = Repository.objects.get()
+    assert (repo.merge_checks, repo.merge_check_tests) == (True, True)
+    _run("add", "api", "--path", str(clone))
+    assert not Repository.objects.filter(merge_checks=True, name="api").exists()
+
+
 def test_add_without_a_scope_uses_the_name_and_needs_no_clone() -> None:
     _run("add", "web", "--path", "/srv/not-here-yet")
     repo = Repository.objects.get()
@@ -68,6 +77,8 @@ def test_add_without_a_scope_uses_the_name_and_needs_no_clone() -> None:
         (["add", "web", "--base=-x"], "--base"),
         (["add", "web", "--base", "a b"], "--base"),
         (["add", "existing"], "NAME"),
+        (["add", "web", "--merge-checks"], "--path"),
+        (["add", "web", "--path", "/srv/x", "--merge-check-tests"], "--merge-check-tests"),
     ],
 )
 def test_bad_input_is_one_line_naming_the_flag_and_stores_nothing(args: list[str], flag: str):

@@ -43,3 +43,19 @@ def test_a_checked_pair_shows_when_and_the_problems_only_the_merge_has():
     assert "name 'helper' is not defined in the merge" in shown
     clean = text(card(merge_check={"state": "checked", "checkedAt": None, "outcome": "clean"}))
     assert "Merge check: checked: no problem only the merge has" in clean
+
+
+def test_the_test_part_of_a_check_is_on_the_card_and_unknown_is_said():
+    said = "x passes on its side and failed on the merge: assert '2 cents'"
+    conflict = {"kind": "test-conflict", "path": "tests/test_invoice.py", "name": "t::x",
+                "message": said}  # fmt: skip
+    shown = text(card(merge_check={"state": "checked", "outcome": "problems",
+                                   "problems": [conflict],
+                                   "tests": {"state": "conflicts", "conflicts": 1}}))  # fmt: skip
+    assert "tests/test_invoice.py" in shown
+    assert "repository tests: 1 test conflict(s)" in shown
+    timeout = {"state": "timeout", "reason": "merge: over 60 s"}
+    late = text(card(merge_check={"state": "checked", "outcome": "clean", "tests": timeout}))
+    assert "repository tests not run to the end (timeout: merge: over 60 s)" in late
+    off = text(card(merge_check={"state": "checked", "outcome": "clean"}))
+    assert "repository tests" not in off

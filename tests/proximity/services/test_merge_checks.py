@@ -84,7 +84,8 @@ def repository(scripted: ScriptedRepo) -> Repository:
     return repo
 
 
-def _scan(repo: Repository) -> None:
+def scan_now(repo: Repository) -> None:
+    """One scan of ``repo`` now, whatever its debounce (the planner runs after it)."""
     Repository.objects.filter(pk=repo.pk).update(scan_requested_at=None)
     assert scan_run(repository_id=repo.pk) is not None
     repo.refresh_from_db()
@@ -100,7 +101,7 @@ def _the_check(repo: Repository) -> MergeCheck:
 def test_a_merge_only_break_is_found_stored_and_fed_to_the_channel(
     scripted: ScriptedRepo, repository: Repository
 ) -> None:
-    _scan(repository)
+    scan_now(repository)
     before = _state(scripted)
     check = _the_check(repository)
     assert {check.agent_a, check.agent_b} == {"alpha", "beta"}
@@ -114,7 +115,7 @@ def test_a_merge_only_break_is_found_stored_and_fed_to_the_channel(
     assert row.base
     assert _state(scripted) == before  # no worktree, index, ref or object written
 
-    _scan(repository)
+    scan_now(repository)
     advisory = ProximityAdvisory.objects.get(repository=repository)
     assert advisory.channels["merge-check"] == 1.0
     assert advisory.band == ProximityAdvisory.Band.RESOLUTION
@@ -127,7 +128,7 @@ def test_a_merge_only_break_is_found_stored_and_fed_to_the_channel(
 def test_a_rerun_reuses_the_stored_check_and_runs_nothing_twice(
     scripted: ScriptedRepo, repository: Repository
 ) -> None:
-    _scan(repository)
+    scan_now(repository)
     check = _the_check(repository)
     merge_check_run(check_id=check.pk)
     again = merge_check_run(check_id=check.pk)  # a redelivered task
@@ -141,7 +142,7 @@ def test_a_rerun_reuses_the_stored_check_and_runs_nothing_twice(
 def test_a_check_is_cancelled_when_a_side_moves_on(
     scripted: ScriptedRepo, repository: Repository
 ) -> None:
-    _scan(repository)
+    scan_now(repository)
     check = _the_check(repository)
     scripted.write("app/report.py", REPORT + "\nMORE = 1\n", worktree="beta")
     plan = merge_checks_plan(repository=repository)
@@ -154,7 +155,7 @@ def test_a_check_is_cancelled_when_a_side_moves_on(
 def test_a_run_whose_side_moved_since_planning_checks_nothing(
     scripted: ScriptedRepo, repository: Repository
 ) -> None:
-    _scan(repository)
+    scan_now(repository)
     check = _the_check(repository)
     scripted.write("app/report.py", REPORT + "\nMORE = 1\n", worktree="beta")
     row = merge_check_run(check_id=check.pk)
@@ -165,11 +166,11 @@ def test_a_run_whose_side_moved_since_planning_checks_nothing(
 def test_an_unchecked_pair_is_shown_not_checked_never_clear(
     scripted: ScriptedRepo, repository: Repository
 ) -> None:
-    _scan(repository)
+    scan_now(repository)
     advisory = ProximityAdvisory.objects.get(repository=repository)
     assert advisory.detail["mergeCheck"] == {"state": "not checked"}  # planned after scoring
     _the_check(repository)
-    _scan(repository)
+    scan_now(repository)
     advisory.refresh_from_db()
     assert advisory_out(advisory).merge_check.state == "checking"
 
@@ -179,7 +180,7 @@ def test_a_repository_that_has_not_opted_in_plans_nothing(
 ) -> None:
     Repository.objects.filter(pk=repository.pk).update(merge_checks=False)
     repository.refresh_from_db()
-    _scan(repository)
+    scan_now(repository)
     assert merge_checks_plan(repository=repository).queued == ()
     advisory = ProximityAdvisory.objects.get(repository=repository)
     assert "merge-check" in advisory.channels

@@ -11,7 +11,7 @@ import pytest
 
 from proximity.engine.mergecheck import MERGECHECK_VERSION
 from proximity.models import MergeCheck, Repository
-from proximity.services.merge_checks import current_trees
+from proximity.services.merge_checks import check_version, current_trees
 from proximity.tasks import merge_check
 from tests.proximity.services.test_merge_checks import MAIN, REPORT, UTIL
 from tests.sources.gitrepo import ScriptedRepo
@@ -50,18 +50,40 @@ def test_the_task_is_routed_to_its_queue_and_stores_the_check(
     row = Repository.objects.create(
         name="app", scope="team-a", path=str(repo.root), merge_checks=True
     )
+    check = _run_on_worker(row, seconds=60)
+    assert check.version == MERGECHECK_VERSION
+    assert (check.status, check.outcome) == ("done", "problems")
+    assert check.problems[0]["name"] == "app.util:helper"
+
+
+def _run_on_worker(row: Repository, *, seconds: float) -> MergeCheck:
+    """Store the check of alpha's and beta's current trees, send it, wait for its end."""
     trees = current_trees(row)
     a, b = sorted(("alpha", "beta"), key=lambda x: trees[x])
     check = MergeCheck.objects.create(
-        repository=row, tree_a=trees[a], tree_b=trees[b], version=MERGECHECK_VERSION,
+        repository=row, tree_a=trees[a], tree_b=trees[b], version=check_version(row),
         agent_a=a, agent_b=b, requested_at="2026-12-01T00:00:00Z",
     )  # fmt: skip
     merge_check.delay(check.pk)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         check.refresh_from_db()
         if check.status in ("done", "failed"):
             break
         time.sleep(0.1)
-    assert (check.status, check.outcome) == ("done", "problems")
-    assert check.problems[0]["name"] == "app.util:helper"
+    return check
+
+
+def test_a_check_with_test_runs_runs_them_on_the_worker(tmp_path: Path, merge_worker: Any) -> None:
+    """Item 4(c) through the real broker and worker: the repository's tests run there, in
+    scratch folders, and the test conflict is stored."""
+    from tests.proximity.services.test_merge_check_tests import scripted_shop
+
+    repo = scripted_shop(tmp_path)
+    row = Repository.objects.create(
+        name="shop", scope="team-a", path=str(repo.root), merge_checks=True, merge_check_tests=True
+    )
+    check = _run_on_worker(row, seconds=180)
+    assert (check.status, check.outcome) == ("done", "problems"), check.error
+    assert [p["kind"] for p in check.problems] == ["test-conflict"]
+    assert check.counts["tests"]["state"] == "conflicts"
