@@ -37,8 +37,13 @@ __all__ = [
     "attribute_item",
     "calls_item",
     "collect",
+    "calls_coupling",
     "hazard_item",
+    "interface_changed",
+    "same_symbol_item",
+    "scope_class",
     "symbol_items_reference",
+    "use_coupling",
     "symbol_scores",
 ]
 
@@ -47,13 +52,19 @@ EVIDENCE_PER_PAIR = 5
 
 @dataclass(frozen=True, slots=True)
 class Strengths:
-    """Risk of each kind of item alone; locally selected on the constructed cases."""
+    """Risk of each kind of item alone (docs/DECISIONS.md, "Symbol strengths selected on pip's
+    train slice"). ``coupling`` is the close kind (Traffic): members of one class, a new
+    reference to a symbol whose interface changed, one symbol's interface changed by one side
+    and edited by the other. ``loose`` is every other coupling (below Traffic): calls that
+    already existed across classes or modules, body-only edits of one symbol, new references to
+    a symbol whose body alone changed."""
 
     breaking: float = 0.8
     returns: float = 0.6
     coupling: float = 0.5
-    hop: float = 0.8
-    by_name: float = 0.75
+    loose: float = 0.15
+    hop: float = 0.4
+    by_name: float = 0.6
     max_distance: int = 2
 
     @classmethod
@@ -64,6 +75,7 @@ class Strengths:
             breaking=float(values.get("breaking", d.breaking)),
             returns=float(values.get("returns", d.returns)),
             coupling=float(values.get("coupling", d.coupling)),
+            loose=float(values.get("loose", d.loose)),
             hop=float(values.get("hop", d.hop)),
             by_name=float(values.get("by_name", d.by_name)),
             max_distance=int(values.get("max_distance", d.max_distance)),
@@ -109,12 +121,49 @@ def _base(change: SymbolChange) -> bool:
     return "added" not in change.changes
 
 
+_INTERFACE = frozenset({"signature", "returns"})
+
+
+def interface_changed(change: SymbolChange) -> bool:
+    """Did the change touch what callers see (parameters or the literal return shape)?"""
+    return not _INTERFACE.isdisjoint(change.changes)
+
+
+def scope_class(scope: str | None) -> str | None:
+    """The class id of a method's scope id (``path::Cls.m`` -> ``path::Cls``), else None."""
+    if not scope:
+        return None
+    path, _, qualname = scope.partition("::")
+    parent, dot, _ = qualname.rpartition(".")
+    return f"{path}::{parent}" if dot else None
+
+
+def use_coupling(c: SymbolChange, u: SymbolUse, st: Strengths) -> float:
+    """Close when y's new reference sits in a member of the class of x's changed method, or
+    when x changed the interface the reference is written against; loose otherwise."""
+    close = interface_changed(c) or (c.cls is not None and scope_class(u.scope) == c.cls)
+    return st.coupling if close else st.loose
+
+
+def calls_coupling(c: SymbolChange, c2: SymbolChange, st: Strengths) -> float:
+    """Close between members of one class; loose for calls across classes or modules."""
+    return st.coupling if c.cls is not None and c.cls == c2.cls else st.loose
+
+
+def same_symbol_item(x: int, c: SymbolChange, y: int, c2: SymbolChange, st: Strengths) -> Item:
+    """Both changed one symbol differently: close when either changed its interface."""
+    close = interface_changed(c) or interface_changed(c2)
+    strength = st.coupling if close else st.loose
+    return Item(strength, "coupling", "same-symbol", x, c, y, c2, 0)
+
+
 def hazard_item(x: int, c: SymbolChange, y: int, u: SymbolUse, st: Strengths) -> Item:
     """The strongest reading of y's use ``u`` of the symbol x changed by ``c``."""
     factor = 1.0 if u.exact else st.by_name
     # A method matched only by its name is evidence enough for a break, not for coupling:
-    # alone, such a use stays below Traffic (0.5 * 0.75 * 0.75 = 0.28).
-    weak = st.coupling if u.exact else st.coupling * st.by_name * st.by_name
+    # alone, such a use stays below Traffic (0.5 * 0.6 * 0.6 = 0.18).
+    base = use_coupling(c, u, st)
+    weak = base if u.exact else base * st.by_name * st.by_name
     found = [Item(weak, "coupling", "uses", x, c, y, u)]
     found += [
         Item(st.breaking * factor, "hazard", reason, x, c, y, u)
@@ -134,7 +183,7 @@ def hazard_item(x: int, c: SymbolChange, y: int, u: SymbolUse, st: Strengths) ->
 
 
 def calls_item(x: int, c: SymbolChange, y: int, c2: SymbolChange, d: int, st: Strengths) -> Item:
-    strength = st.coupling * st.hop ** (abs(d) - 1)
+    strength = calls_coupling(c, c2, st) * st.hop ** (abs(d) - 1)
     return Item(strength, "coupling", "calls", x, c, y, c2, abs(d), "calls" if d > 0 else "called")
 
 
@@ -162,7 +211,7 @@ def _directed(
         if _base(c):
             for c2 in sy.changes:
                 if c2.symbol == c.symbol and _base(c2):
-                    yield Item(st.coupling, "coupling", "same-symbol", x, c, y, c2, 0)
+                    yield same_symbol_item(x, c, y, c2, st)
             for u in sy.uses:
                 if u.symbol == c.symbol and u.scope not in same:
                     yield hazard_item(x, c, y, u, st)

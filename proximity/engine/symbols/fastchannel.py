@@ -30,6 +30,8 @@ from proximity.engine.symbols.channel import (
     calls_item,
     collect,
     hazard_item,
+    same_symbol_item,
+    scope_class,
 )
 from proximity.engine.symbols.model import CallShape
 from proximity.engine.symbols.sides import SymbolChange, SymbolData, SymbolUse
@@ -59,6 +61,20 @@ class _Rows:
         flags = _flags(list(map(_GET_CHANGES, changes)))
         self.c_base, self.c_gone = (flags & _ADDED) == 0, (flags & _GONE) != 0
         self.c_returns, self.c_signature = (flags & _RETURNS) != 0, (flags & _SIGNATURE) != 0
+        self.c_interface = self.c_returns | self.c_signature
+        # Classes as codes: a change's own class, a use's scope's class (-1 / -2: none, so a
+        # change outside a class is never "close" to anything).
+        classes: dict[str, int] = {}
+        self.c_class = np.fromiter(
+            (classes.setdefault(c.cls, len(classes)) if c.cls else -1 for c in changes),
+            dtype=np.int64,
+            count=len(changes),
+        )
+        self.u_class = np.fromiter(
+            (classes.get(scope_class(u.scope) or "", -2) for u in uses),
+            dtype=np.int64,
+            count=len(uses),
+        )
         self.u_exact = np.fromiter(map(_GET_EXACT, uses), dtype=bool, count=len(uses))
         self.u_call = np.array(list(map("call".__eq__, map(_GET_KIND, uses))), dtype=bool)
         near_lists = list(map(_GET_NEAR, changes))
@@ -209,7 +225,8 @@ def _same_symbol(r: _Rows, st: Strengths, found: _Found) -> None:
     x, y = r.c_agent[a], r.c_agent[b]
     keep = (x != y) & ~r.same(x, y, r.c_sym[a])
     a, b = a[keep], b[keep]
-    found.add(r.c_agent[a], r.c_agent[b], np.full(len(a), st.coupling), _SAME, a, b)
+    strength = np.where(r.c_interface[a] | r.c_interface[b], st.coupling, st.loose)
+    found.add(r.c_agent[a], r.c_agent[b], strength, _SAME, a, b)
 
 
 def _uses(r: _Rows, st: Strengths, found: _Found) -> None:
@@ -227,7 +244,9 @@ def _use_strength(r: _Rows, c: Ints, u: Ints, st: Strengths) -> NDArray[np.float
     exact = r.u_exact[u]
     factor = np.where(exact, 1.0, st.by_name)
     call = r.u_call[u]
-    out: NDArray[np.float64] = np.where(exact, st.coupling, st.coupling * st.by_name * st.by_name)
+    close = r.c_interface[c] | ((r.c_class[c] >= 0) & (r.c_class[c] == r.u_class[u]))
+    base = np.where(close, st.coupling, st.loose)
+    out: NDArray[np.float64] = np.where(exact, base, base * st.by_name * st.by_name)
     out = np.where(r.c_gone[c], np.maximum(out, st.breaking * factor), out)
     out = np.where(r.c_returns[c] & call, np.maximum(out, st.returns * factor), out)
     # A signature against a call: does the call still bind? Asked once per (signature,
@@ -260,8 +279,12 @@ def _near(r: _Rows, st: Strengths, found: _Found) -> None:
     x, y = r.c_agent[c], r.c_agent[c2]
     keep = (x != y) & r.c_base[c] & ~r.same(x, y, r.n_sym[n]) & ~r.same(x, y, r.c_sym[c])
     n, c, c2 = n[keep], c[keep], c2[keep]
-    hop = np.array([st.coupling * st.hop ** (d - 1) for d in range(st.max_distance + 1)])
-    strength = hop[np.abs(r.n_d[n])]
+    hops = range(st.max_distance + 1)
+    close = np.array([st.coupling * st.hop ** (d - 1) for d in hops])
+    loose = np.array([st.loose * st.hop ** (d - 1) for d in hops])
+    distance = np.abs(r.n_d[n])
+    same_class = (r.c_class[c] >= 0) & (r.c_class[c] == r.c_class[c2])
+    strength = np.where(same_class, close[distance], loose[distance])
     found.add(r.c_agent[c], r.c_agent[c2], strength, _NEAR, c, c2, r.n_d[n])
 
 
@@ -366,7 +389,7 @@ class _LazyItems(Mapping[tuple[int, int], tuple[Item, ...]]):
         kind, a, b = int(kinds[row]), int(a_col[row]), int(b_col[row])
         x, y = int(self.x[row]), int(self.y[row])
         if kind == _SAME:
-            return Item(st.coupling, "coupling", "same-symbol", x, r.changes[a], y, r.changes[b], 0)
+            return same_symbol_item(x, r.changes[a], y, r.changes[b], st)
         if kind == _USE:
             return hazard_item(x, r.changes[a], y, r.uses[b], st)
         if kind == _NEAR:

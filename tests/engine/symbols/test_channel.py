@@ -26,6 +26,8 @@ from proximity.engine.symbols.channel import symbol_items_reference
 
 ST = Strengths()
 S = "m.py::f"
+C = "m.py::C"
+M = f"{C}.a"
 
 
 def _change(symbol: str = S, *kinds: str, outcome: str | None = None, **extra: Any) -> SymbolChange:
@@ -41,8 +43,8 @@ def _change(symbol: str = S, *kinds: str, outcome: str | None = None, **extra: A
     )
 
 
-def _use(symbol: str = S, kind: str = "call", **extra: Any) -> SymbolUse:
-    return SymbolUse(symbol, symbol.split("::")[1], kind, "n.py", 7, "n.py::g", **extra)
+def _use(symbol: str = S, kind: str = "call", scope: str = "n.py::g", **extra: Any) -> SymbolUse:
+    return SymbolUse(symbol, symbol.split("::")[1], kind, "n.py", 7, scope, **extra)
 
 
 def _value(x: SymbolSide, y: SymbolSide) -> float:
@@ -54,10 +56,13 @@ def _value(x: SymbolSide, y: SymbolSide) -> float:
     ("x", "y", "expected"),
     [
         (SymbolSide((_change(S, "removed"),)), SymbolSide(uses=(_use(),)), 0.8),
-        (SymbolSide((_change(S, "renamed"),)), SymbolSide(uses=(_use(exact=False),)), 0.6),
+        (SymbolSide((_change(S, "renamed"),)), SymbolSide(uses=(_use(exact=False),)), 0.48),
         (SymbolSide((_change(S, "returns", "body"),)), SymbolSide(uses=(_use(),)), 0.6),
         (SymbolSide((_change(S, "returns"),)), SymbolSide(uses=(_use(kind="import"),)), 0.5),
-        (SymbolSide((_change(S),)), SymbolSide(uses=(_use(),)), 0.5),
+        # a new reference to a symbol whose body alone changed: loose, unless in its class
+        (SymbolSide((_change(S),)), SymbolSide(uses=(_use(),)), 0.15),
+        (SymbolSide((_change(M, cls=C),)), SymbolSide(uses=(_use(M, scope=f"{C}.b"),)), 0.5),
+        (SymbolSide((_change(M, cls=C),)), SymbolSide(uses=(_use(M, scope="m.py::D.b"),)), 0.15),
         # a signature change: the call no longer binds (0.8), cannot be told (0.6), still binds
         (
             SymbolSide((_change(S, "signature", signature=Signature((Param("a"), Param("b")))),)),
@@ -74,14 +79,31 @@ def _value(x: SymbolSide, y: SymbolSide) -> float:
             SymbolSide(uses=(_use(call=CallShape(1)),)),
             0.5,
         ),
-        (SymbolSide((_change(S, near=(("m.py::g", 1),)),)), SymbolSide((_change("m.py::g"),)), 0.5),
+        # calls that already existed: close between members of one class, loose otherwise
+        (
+            SymbolSide((_change(S, near=(("m.py::g", 1),)),)),
+            SymbolSide((_change("m.py::g"),)),
+            0.15,
+        ),
+        (
+            SymbolSide((_change(M, cls=C, near=((f"{C}.b", 1),)),)),
+            SymbolSide((_change(f"{C}.b", cls=C),)),
+            0.5,
+        ),
+        (
+            SymbolSide((_change(M, cls=C, near=((f"{C}.b", -2),)),)),
+            SymbolSide((_change(f"{C}.b", cls=C),)),
+            0.2,
+        ),
         (
             SymbolSide((_change(S, near=(("m.py::g", -2),)),)),
             SymbolSide((_change("m.py::g"),)),
-            0.4,
+            0.06,
         ),
-        (SymbolSide((_change(S),)), SymbolSide(uses=(_use("m.py::h", near=(S,)),)), 0.4),
-        (SymbolSide((_change(S),)), SymbolSide((_change(S, outcome="other"),)), 0.5),
+        (SymbolSide((_change(S),)), SymbolSide(uses=(_use("m.py::h", near=(S,)),)), 0.2),
+        # one symbol changed differently by both: close when either changed its interface
+        (SymbolSide((_change(S),)), SymbolSide((_change(S, outcome="other"),)), 0.15),
+        (SymbolSide((_change(S, "signature"),)), SymbolSide((_change(S, outcome="other"),)), 0.5),
         (SymbolSide((_change(S),)), SymbolSide((_change(S),)), 0.0),  # the same change
         (
             SymbolSide((_change("m.py::C.a", cls="m.py::C", writes=("x",)),)),

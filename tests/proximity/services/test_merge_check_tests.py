@@ -11,6 +11,7 @@ refs and objects are left as they were.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.test import override_settings
@@ -20,6 +21,7 @@ from proximity.agent.decide import decide
 from proximity.agent.findings import CheckResult
 from proximity.api.presenters import advisory_out
 from proximity.models import MergeCheck, ProximityAdvisory, Repository
+from proximity.selectors.airspace import latest_scan
 from proximity.services.merge_checks import TESTS_SUFFIX, merge_check_run, merge_checks_plan
 from proximity.services.watch import repository_watch_tick
 from proximity.sources.symbols import clear_index_cache
@@ -117,18 +119,17 @@ def test_a_test_broken_only_by_the_merge_is_a_test_conflict(scripted: ScriptedRe
     assert shown.state == "checked"
     assert shown.problems[0]["kind"] == "test-conflict"
     assert advisory.detail["mergeCheck"]["tests"]["state"] == "conflicts"
-    reason = _hook_reason(advisory)
+    reason = _hook_reason(advisory.detail["mergeCheck"], advisory.risk, advisory.channels)
     assert "Merge check: merging the two changes breaks what neither breaks alone:" in reason
     assert "tests/test_invoice.py: test_line_in_cents passes on its side and failed" in reason
     assert "Merge check, repository tests: 1 test conflict(s)." in reason
 
 
-def _hook_reason(advisory: ProximityAdvisory) -> str:
-    """What the pre-edit hook would say to beta about this stored advisory."""
+def _hook_reason(check: dict[str, Any], risk: float, channels: dict[str, float]) -> str:
+    """What the pre-edit hook would say to beta about a finding with this merge check."""
     finding = {
-        "other": "alpha", "level": "resolution", "risk": advisory.risk,
-        "channels": advisory.channels, "paths": ["app/pricing.py"],
-        "mergeCheck": advisory.detail["mergeCheck"],
+        "other": "alpha", "level": "resolution", "risk": risk,
+        "channels": channels, "paths": ["app/pricing.py"], "mergeCheck": check,
     }  # fmt: skip
     result = CheckResult.from_json({"agent": "beta", "repository": "shop", "findings": [finding]})
     return decide(result, Policy()).text
@@ -171,8 +172,9 @@ def test_a_run_over_its_time_is_unknown_never_clean(scripted: ScriptedRepo) -> N
     assert tests["reason"] == "merge: over 2 s"
     assert tests["seconds"]["merged"] == 2
     _scan(repo)
-    advisory = ProximityAdvisory.objects.get(repository=repo)
-    assert advisory.detail["mergeCheck"]["tests"]["state"] == "timeout"
-    assert "repository tests not run to the end (timeout: merge: over 2 s)" in _hook_reason(
-        advisory
-    )
+    scan = latest_scan(repo)
+    assert scan is not None
+    [link] = [x for x in scan.result["links"] if {x["a"], x["b"]} == {"alpha", "beta"}]
+    assert link["mergeCheck"]["tests"]["state"] == "timeout"
+    said = _hook_reason(link["mergeCheck"], link["risk"], link["channels"])
+    assert "repository tests not run to the end (timeout: merge: over 2 s)" in said
