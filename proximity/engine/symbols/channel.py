@@ -35,16 +35,16 @@ __all__ = [
     "Strengths",
     "SymbolScores",
     "attribute_item",
+    "calls_coupling",
     "calls_item",
     "collect",
-    "calls_coupling",
     "hazard_item",
     "interface_changed",
     "same_symbol_item",
     "scope_class",
     "symbol_items_reference",
-    "use_coupling",
     "symbol_scores",
+    "use_coupling",
 ]
 
 EVIDENCE_PER_PAIR = 5
