@@ -58,6 +58,12 @@ class MergeCheckResult:
     problems: tuple[Problem, ...]
     counts: Mapping[str, int]
 
+    def joined(self, problems: Iterable[Problem], counts: Mapping[str, int]) -> MergeCheckResult:
+        """This result with another language's merge-only problems (counts prefixed ``js:``)."""
+        found = sorted((*self.problems, *problems), key=lambda p: (p.key, p.line or 0))
+        extra = {f"js:{k}": v for k, v in counts.items()}
+        return MergeCheckResult(tuple(found), {**self.counts, **extra})
+
 
 def merge_check(
     side_a: Mapping[str, str],

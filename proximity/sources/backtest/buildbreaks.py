@@ -36,6 +36,7 @@ from proximity.engine.symbols import (
 )
 from proximity.sources.git._run import GitError, git
 from proximity.sources.git.dryrun import scratch_store
+from proximity.sources.git.jscheck import js_merge_problems
 
 # The live check's tree readers: same listing rules (symlinks skipped, compiled modules kept
 # as opaque names) and the same cap on Python text, so both label a tree identically.
@@ -111,7 +112,10 @@ def build_check(
         gc.disable()  # as in the live check: thousands of ASTs, no cycles worth collecting
         try:
             with wall_clock_deadline(timeout, CheckTimeoutError):
-                result = merge_check(*files, others=others, cache=cache)
+                js = js_merge_problems(
+                    str(root), env, (tip_a, state_b, merged), limits, cache or {}
+                )
+                result = merge_check(*files, others=others, cache=cache).joined(*js)
         finally:
             if paused:
                 gc.enable()

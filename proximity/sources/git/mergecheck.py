@@ -6,7 +6,8 @@ as alternate). ``git merge-tree --write-tree`` merges the two commits into that 
 a textual conflict ends the check (the dry-run channel owns it). The three trees are then read
 from the object store, not checked out: ``ls-tree`` lists each, one ``cat-file --batch`` reads
 every distinct Python blob once (the trees share almost all of them), and the engine checks
-side A, side B and the merge (:func:`proximity.engine.mergecheck.merge_check`). No index, ref,
+side A, side B and the merge (:func:`proximity.engine.mergecheck.merge_check`; JavaScript and
+TypeScript modules through :mod:`~proximity.sources.git.jscheck`). No index, ref,
 worktree file or object of the repository is written; the scratch folder is deleted.
 
 Every git child runs under :class:`~proximity.sources.limits.Limits`.
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from proximity.engine.mergecheck import MergeCheckResult, merge_check
 from proximity.sources.git._run import GitError, git, git_text
 from proximity.sources.git.dryrun import scratch_store, snapshot_commit
+from proximity.sources.git.jscheck import js_merge_problems
 from proximity.sources.git.testcheck import TestCheck, TestOptions, run_test_check
 from proximity.sources.git.workingset import WorkingSet
 from proximity.sources.limits import Limits
@@ -202,6 +204,7 @@ def run_merge_check(
         texts = read_tree_blobs(
             a.path, env, (x for blobs, _ in listed for x in blobs.values()), limits
         )
+        js = js_merge_problems(a.path, env, (trees[0], trees[1], merged), limits, cache)
         tested = None
         if tests is not None and base is not None:
             merged_files = {p: texts[blob] for p, blob in listed[2][0].items() if blob in texts}
@@ -221,7 +224,7 @@ def run_merge_check(
     paused = gc.isenabled()
     gc.disable()
     try:
-        result = merge_check(files[0], files[1], files[2], others=others, cache=cache)
+        result = merge_check(files[0], files[1], files[2], others=others, cache=cache).joined(*js)
     finally:
         if paused:
             gc.enable()
