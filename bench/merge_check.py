@@ -2,8 +2,9 @@
 
 Run: ``.venv/bin/python -m bench.merge_check`` (about a minute). The tree is bench/readers.py's
 generator (2,500 Python and 2,500 TypeScript files) committed to a fresh repository; two
-worktrees each change one module (alpha renames ``helper_0`` of ``src/pkg0/mod0.py``, beta adds
-a module importing it), so the check has one merge-only problem to find. Figures, each a
+worktrees each change one Python and one TypeScript module (alpha renames ``helper_0`` of
+``src/pkg0/mod0.py`` and ``fn2`` of ``web/src/ui0/mod0.ts``, beta adds a module importing each),
+so the check has two merge-only problems to find, one per language. Figures, each a
 median over repeats in this run, beside a baseline measured in the same run since the machine
 is shared: byte-compiling every Python file of the tree (what ``compileall`` does, without
 writing). Target: one check cold (a fresh facts cache) < 5 s. Warm is the next check of the
@@ -66,6 +67,11 @@ def main() -> None:
         target = "src/pkg0/mod0.py"
         repo.write(target, repo.read(target).replace("helper_0", "helper_zero"), worktree="alpha")
         repo.write("src/pkg0/extra.py", "from pkg0.mod0 import helper_0\n", worktree="beta")
+        # and one in TypeScript: alpha renames fn2 of a module, beta starts importing it
+        ts = "web/src/ui0/mod0.ts"
+        repo.write(ts, repo.read(ts).replace("function fn2(", "function fnTwo("), worktree="alpha")
+        extra = "import { fn2 } from './mod0';\n\nexport const total = fn2([]);\n"
+        repo.write("web/src/ui0/extra.ts", extra, worktree="beta")
         sets = {ws.agent_id: ws for ws in read_working_sets(repo.root, base="main")}
         a, b = sets["alpha"], sets["beta"]
         cold, run = _median(lambda: run_merge_check(a, b, cache={}), args.repeats)

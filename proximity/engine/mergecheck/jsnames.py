@@ -15,15 +15,25 @@ or not: a name that exists but lost its ``export`` keyword is not reported; cons
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from proximity.engine.imports.jsresolve import js_index, resolve_js
 from proximity.engine.mergecheck.model import Problem
 from proximity.engine.symbols.model import FileSymbols
 
-__all__ = ["is_open_module", "js_problems"]
+__all__ = ["is_open_module", "js_problems", "relative_specifiers"]
 
 _OPEN = re.compile(r"\bmodule\.exports\b|\bexports\.[A-Za-z_$]|\bexport\s*=")
+_RELATIVE = re.compile(r"""(?:\bfrom|\bimport|\brequire\s*\()\s*['"](\.[^'"\n]*)['"]""")
+
+
+def relative_specifiers(text: str) -> set[str]:
+    """The relative specifiers a module's text mentions after ``from``, ``import`` or
+    ``require(``: a cheap superset of what its parse would find, to skip parsing modules whose
+    imports cannot have changed meaning."""
+    return set(_RELATIVE.findall(text))
+
+
 _MAX_STAR_HOPS = 8
 Resolve = Callable[[str, str], "str | None"]
 
@@ -62,12 +72,15 @@ def js_problems(
     paths: frozenset[str],
     configs: Mapping[str, str],
     open_modules: frozenset[str] = frozenset(),
+    importers: Iterable[str] | None = None,
 ) -> list[Problem]:
     """Unresolved relative imports and named imports nothing defines, in one tree.
 
     ``symbols``: the tree's JavaScript/TypeScript files, extracted; ``paths``: every file of
     the tree (targets may be JSON, declarations, assets); ``configs``: tsconfig/jsconfig and
-    package.json texts by path (aliases, workspace packages).
+    package.json texts by path (aliases, workspace packages); ``importers``: the modules whose
+    imports to check (default all; ``symbols`` is read only for them and their targets, so it
+    may parse on demand).
     """
     index = js_index(paths, configs)
 
@@ -75,7 +88,7 @@ def js_problems(
         return resolve_js(index, importer, spec)
 
     out = []
-    for path in sorted(symbols):
+    for path in sorted(symbols if importers is None else importers):
         for binding in symbols[path].bindings:
             spec = binding.site.target
             if not spec.startswith("."):

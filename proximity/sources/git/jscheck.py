@@ -8,11 +8,12 @@ so a module the three trees share is parsed once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, MutableMapping, Sequence
+import re
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 
 from proximity.engine.imports import language_of
-from proximity.engine.imports.jsresolve import CONFIG_NAMES
-from proximity.engine.mergecheck.jsnames import is_open_module, js_problems
+from proximity.engine.imports.jsresolve import CONFIG_NAMES, JsIndex, js_index, resolve_js
+from proximity.engine.mergecheck.jsnames import is_open_module, js_problems, relative_specifiers
 from proximity.engine.mergecheck.merge import merge_only
 from proximity.engine.mergecheck.model import Problem
 from proximity.engine.symbols.model import FileSymbols
@@ -64,6 +65,71 @@ def _read(
     return texts
 
 
+class _Parsed(Mapping[str, FileSymbols]):
+    """One tree's modules, each parsed on first read (cached by blob across trees and checks)."""
+
+    def __init__(self, blobs: Mapping[str, str], cache: MutableMapping[str, object]) -> None:
+        self.blobs, self.cache = blobs, cache
+
+    def entry(self, path: str) -> tuple[FileSymbols, bool]:
+        from proximity.sources.symbols.treesitter import extract_tree_sitter_symbols
+
+        blob = self.blobs[path]
+        found = self.cache.get(f"js:{blob}")
+        if not isinstance(found, tuple):
+            text = text_of(self.cache, blob)
+            parsed = extract_tree_sitter_symbols(text.encode(), str(language_of(path)))
+            found = self.cache[f"js:{blob}"] = (parsed, is_open_module(text))
+        return found
+
+    def __getitem__(self, path: str) -> FileSymbols:
+        return self.entry(path)[0]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.blobs)
+
+    def __len__(self) -> int:
+        return len(self.blobs)
+
+
+def text_of(cache: Mapping[str, object], blob: str) -> str:
+    return str(cache.get(f"js-text:{blob}", ""))
+
+
+_STAR = re.compile(r"\bexport\s*\*\s*from\b")
+
+
+def _importers(
+    listings: Sequence[Mapping[str, str]],
+    indexes: Sequence[JsIndex],
+    cache: Mapping[str, object],
+) -> set[str]:
+    """Modules whose imports may mean something else in one tree than in another: changed
+    ones, and those with a relative specifier that resolves differently between the trees, or
+    to a changed module or one with ``export * from``. Every other module has the same
+    problems in all three trees, so none of them can be the merge's own."""
+
+    def moved(path: str) -> bool:
+        return len({listing.get(path) for listing in listings}) > 1
+
+    def starred(path: str) -> bool:
+        blob = next((x[path] for x in listings if path in x), "")
+        return _STAR.search(text_of(cache, blob)) is not None
+
+    modules = {p: b for x in listings for p, b in x.items() if language_of(p) in JS_LANGUAGES}
+    out = set()
+    for path, blob in modules.items():
+        if moved(path):
+            out.add(path)
+            continue
+        for spec in relative_specifiers(text_of(cache, blob)):
+            targets = {resolve_js(index, path, spec) for index in indexes}
+            if len(targets) > 1 or any(t is not None and (moved(t) or starred(t)) for t in targets):
+                out.add(path)
+                break
+    return out
+
+
 def js_merge_problems(
     cwd: str,
     env: Mapping[str, str],
@@ -72,36 +138,29 @@ def js_merge_problems(
     cache: MutableMapping[str, object],
 ) -> tuple[list[Problem], dict[str, int]]:
     """Problems of merged tree ``trees[2]`` that neither side (``trees[0]``, ``trees[1]``)
-    has, and each tree's count. Trees without JavaScript or TypeScript cost one ``ls-tree``."""
-    from proximity.sources.symbols.treesitter import extract_tree_sitter_symbols
-
+    has, and each tree's count. Trees without JavaScript or TypeScript cost one ``ls-tree``;
+    only modules whose imports can differ between the trees are parsed."""
     listings = [_listing(cwd, env, t, limits) for t in trees]
-    wanted = sorted({b for listing in listings for p, b in listing.items() if _wanted(p)})
     if not any(language_of(p) in JS_LANGUAGES for listing in listings for p in listing):
         return [], {}
-    missing = [b for b in wanted if f"js:{b}" not in cache]
+    wanted = sorted({b for listing in listings for p, b in listing.items() if _wanted(p)})
+    missing = [b for b in wanted if f"js-text:{b}" not in cache]
     for blob, data in _read(cwd, env, missing, limits).items():
         cache[f"js-text:{blob}"] = data.decode("utf-8", "replace")
+
+    configs = [
+        {p: text_of(cache, b) for p, b in x.items() if p.rsplit("/", 1)[-1] in _CONFIGS}
+        for x in listings
+    ]
+    indexes = [js_index(frozenset(x), c) for x, c in zip(listings, configs, strict=True)]
+    importers = _importers(listings, indexes, cache)
     found = []
-    for listing in listings:
-        symbols: dict[str, FileSymbols] = {}
-        configs: dict[str, str] = {}
-        open_modules = set()
-        for path, blob in listing.items():
-            if not _wanted(path):
-                continue
-            language = language_of(path)
-            if language not in JS_LANGUAGES:
-                configs[path] = str(cache.get(f"js-text:{blob}", ""))
-                continue
-            entry = cache.get(f"js:{blob}")
-            if not isinstance(entry, tuple):
-                text = str(cache.pop(f"js-text:{blob}", ""))
-                parsed = extract_tree_sitter_symbols(text.encode(), str(language))
-                entry = cache[f"js:{blob}"] = (parsed, is_open_module(text))
-            symbols[path] = entry[0]
-            if entry[1]:
-                open_modules.add(path)
-        found.append(js_problems(symbols, frozenset(listing), configs, frozenset(open_modules)))
+    for listing, config in zip(listings, configs, strict=True):
+        modules = {p: b for p, b in listing.items() if language_of(p) in JS_LANGUAGES}
+        open_modules = frozenset(p for p in modules if is_open_module(text_of(cache, modules[p])))
+        mine = sorted(importers.intersection(modules))
+        found.append(
+            js_problems(_Parsed(modules, cache), frozenset(listing), config, open_modules, mine)
+        )
     only = merge_only(found[2], found[0], found[1])
     return only, {name: len(f) for name, f in zip(("a", "b", "merged"), found, strict=True)}
