@@ -179,3 +179,16 @@ def test_before_mines_the_train_side_only(history: Path, tmp_path: Path) -> None
     assert mined("--before", "1970-01-02") == 0
     with pytest.raises(CommandError, match="--before"):
         call_command("backtest_conflicts", str(history), "--before", "last week")
+
+
+def test_resume_goes_on_where_a_stopped_run_stopped(history: Path, tmp_path: Path) -> None:
+    out = tmp_path / "pairs.jsonl"
+    call_command("backtest_conflicts", str(history), "--out", str(out))
+    full = out.read_text().splitlines()
+    assert len(full) >= 3
+    out.write_text("\n".join(full[:2]) + "\n" + full[2][:40])  # stopped mid-line
+    call_command("backtest_conflicts", str(history), "--out", str(out), "--resume")
+    resumed = out.read_text().splitlines()
+    assert sorted(resumed) == sorted(full)  # nothing lost, nothing twice, no broken line
+    with pytest.raises(CommandError, match="--resume"):
+        call_command("backtest_conflicts", str(history), "--resume")

@@ -29,6 +29,7 @@ RENAME_SIMILARITY = 0.8
 """A removed and an added definition this similar (difflib ratio of their normalised bodies,
 own names replaced) are one definition renamed; locally selected on the constructed cases."""
 _MIN_FUZZY_CHARS = 24  # bodies shorter than this are renamed only when identical
+_MAX_FUZZY_RATIOS = 2000  # full difflib ratios per file compared (docs/DECISIONS.md)
 
 Interval = tuple[int, int]
 
@@ -146,15 +147,36 @@ def _differences(before: Definition, after: Definition) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _similarity(a: Definition, b: Definition) -> float:
-    if a.body == b.body:
-        return 1.0
-    if min(len(a.body), len(b.body)) < _MIN_FUZZY_CHARS:
-        return 0.0
-    matcher = SequenceMatcher(None, a.body, b.body, autojunk=False)
-    if matcher.real_quick_ratio() < RENAME_SIMILARITY or matcher.quick_ratio() < RENAME_SIMILARITY:
-        return 0.0
-    return matcher.ratio()
+class _Similarity:
+    """difflib's ratio of two bodies, behind its two upper bounds computed without a matcher
+    (the same figures as ``real_quick_ratio`` and ``quick_ratio``, character counts kept per
+    body), and a budget of full ratios per file: a file replaced wholesale (a vendored
+    library's update) would otherwise compare every removed with every added definition.
+    Past the budget only identical bodies match."""
+
+    def __init__(self, budget: int = _MAX_FUZZY_RATIOS) -> None:
+        self.budget = budget
+        self.counts: dict[int, Counter[str]] = {}
+
+    def _count(self, d: Definition) -> Counter[str]:
+        found = self.counts.get(id(d))
+        if found is None:
+            found = self.counts[id(d)] = Counter(d.body)
+        return found
+
+    def __call__(self, a: Definition, b: Definition) -> float:
+        if a.body == b.body:
+            return 1.0
+        la, lb = len(a.body), len(b.body)
+        if min(la, lb) < _MIN_FUZZY_CHARS or 2 * min(la, lb) / (la + lb) < RENAME_SIMILARITY:
+            return 0.0
+        if self.budget <= 0:
+            return 0.0
+        shared = (self._count(a) & self._count(b)).total()
+        if 2 * shared / (la + lb) < RENAME_SIMILARITY:
+            return 0.0
+        self.budget -= 1
+        return SequenceMatcher(None, a.body, b.body, autojunk=False).ratio()
 
 
 def _renames(
@@ -168,6 +190,7 @@ def _renames(
     out: dict[str, tuple[Definition, float]] = {}
     taken: set[str] = set()
     parent_map: dict[str, str] = {}
+    similarity = _Similarity()
     for old in sorted(removed, key=lambda d: (d.qualname.count("."), d.qualname)):
         best: tuple[float, str] | None = None
         for new in added:
@@ -176,7 +199,7 @@ def _renames(
             expected = parent_map.get(old.parent or "", old.parent)
             if new.parent != expected:
                 continue
-            score = _similarity(old, new)
+            score = similarity(old, new)
             if score >= RENAME_SIMILARITY and (best is None or (-score, new.qualname) < best):
                 best = (-score, new.qualname)
         if best is not None:

@@ -37,6 +37,7 @@ from proximity.sources.backtest import (
     sample_candidates,
 )
 from proximity.sources.backtest.buildbreaks import label_build_breaks, scratch_env
+from proximity.sources.backtest.pairs import pair_id
 
 
 def _moment(date: str, flag: str) -> float:
@@ -56,6 +57,25 @@ def _before(sample: list[Candidate], date: str) -> list[Candidate]:
     """Sampled pairs whose two PRs both merged before ``date``: the train side of ``--cut``."""
     moment = _moment(date, "--before")
     return [c for c in sample if max(c.a.merged_at, c.b.merged_at) < moment]
+
+
+def _mined_ids(path: Path) -> set[str]:
+    """Pair ids already written to ``path``; a half-written last line is cut off the file."""
+    if not path.exists():
+        return set()
+    done, good = set(), 0
+    with path.open("rb") as fh:
+        for line in fh:
+            if not line.endswith(b"\n"):
+                break
+            try:
+                done.add(str(json.loads(line)["pairId"]))
+            except (ValueError, KeyError):
+                break
+            good += len(line)
+    with path.open("r+b") as fh:
+        fh.truncate(good)
+    return done
 
 
 class Command(BaseCommand):
@@ -91,6 +111,12 @@ class Command(BaseCommand):
             help="mine only sampled pairs whose two PRs merged before this ISO date "
             "(the train side of --cut; the sample itself is unchanged)",
         )
+        parser.add_argument(
+            "--resume",
+            action="store_true",
+            help="mining: keep the pairs already in --out and mine only the others (a run "
+            "stopped midway goes on where it stopped; a last half-written line is dropped)",
+        )
         parser.add_argument("--cut", help="scoring: also report before/after this ISO date")
         parser.add_argument("--score", metavar="PAIRS", help="score this pairs JSONL instead")
         parser.add_argument("--profile", default="radar-v1", choices=sorted(PROFILES))
@@ -121,6 +147,11 @@ class Command(BaseCommand):
         if o["before"]:
             sample = _before(sample, o["before"])
         name = o["repo_name"] or (repo.resolve().parent.name if repo.name == ".git" else repo.name)
+        if o["resume"]:
+            if not o["out"]:
+                raise CommandError("--resume: needs --out, the file to go on with")
+            done = _mined_ids(Path(o["out"]))
+            sample = [c for c in sample if pair_id(name, c) not in done]
         records = mine_pairs(repo, sample, repo_name=name, with_imports=not o["no_imports"])
         with ExitStack() as stack:
             if o["build_breaks"]:
@@ -136,7 +167,7 @@ class Command(BaseCommand):
         lines = (json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n" for r in records)
         written = 0
         if o["out"]:
-            with Path(o["out"]).open("w", encoding="utf-8") as fh:
+            with Path(o["out"]).open("a" if o.get("resume") else "w", encoding="utf-8") as fh:
                 for line in lines:
                     fh.write(line)
                     written += 1

@@ -22,7 +22,7 @@ from proximity.sources.backtest.pyimports import BlobReader, TreeImports
 from proximity.sources.backtest.sampling import Candidate
 from proximity.sources.git._run import git, git_text
 
-__all__ = ["MiningStats", "mine_pairs", "pair_record"]
+__all__ = ["MiningStats", "mine_pairs", "pair_id", "pair_record"]
 
 _DIFF = [
     "diff", "--raw", "-p", "-U0", "-M", "--no-color", "--no-ext-diff", "--no-textconv",
@@ -110,7 +110,7 @@ def pair_record(
     state_time = dict(c.b.chain)[state_b]
     return {
         "format": PAIR_FORMAT,
-        "pairId": f"{repo_name}#{c.a.number}-{c.b.number}@{state_b[:12]}",
+        "pairId": pair_id(repo_name, c),
         "repo": repo_name,
         "a": _side(c.a, tip_a, c.a.merged_at),
         "b": _side(c.b, state_b, state_time),
@@ -126,6 +126,11 @@ def pair_record(
         "filesB": files_b,
         "imports": {k: list(v) for k, v in graph.items()},
     }
+
+
+def pair_id(repo_name: str, c: Candidate) -> str:
+    """A mined pair's id: the two pull requests and B's branch state."""
+    return f"{repo_name}#{c.a.number}-{c.b.number}@{c.state_b[:12]}"
 
 
 def mine_pairs(
