@@ -62,19 +62,11 @@ class _Rows:
         self.c_base, self.c_gone = (flags & _ADDED) == 0, (flags & _GONE) != 0
         self.c_returns, self.c_signature = (flags & _RETURNS) != 0, (flags & _SIGNATURE) != 0
         self.c_interface = self.c_returns | self.c_signature
-        # Classes as codes: a change's own class, a use's scope's class (-1 / -2: none, so a
-        # change outside a class is never "close" to anything).
-        classes: dict[str, int] = {}
-        self.c_class = np.fromiter(
-            (classes.setdefault(c.cls, len(classes)) if c.cls else -1 for c in changes),
-            dtype=np.int64,
-            count=len(changes),
-        )
-        self.u_class = np.fromiter(
-            (classes.get(scope_class(u.scope) or "", -2) for u in uses),
-            dtype=np.int64,
-            count=len(uses),
-        )
+        # A change's class by string hash (as symbols are interned): two members of one class
+        # have equal hashes; ``c_has_class`` rules out functions outside any class.
+        classes = list(map(_GET_CLS, changes))
+        self.c_has_class = np.fromiter(map(bool, classes), dtype=bool, count=len(changes))
+        self.c_class = np.fromiter(map(hash, classes), dtype=np.int64, count=len(changes))
         self.u_exact = np.fromiter(map(_GET_EXACT, uses), dtype=bool, count=len(uses))
         self.u_call = np.array(list(map("call".__eq__, map(_GET_KIND, uses))), dtype=bool)
         near_lists = list(map(_GET_NEAR, changes))
@@ -151,7 +143,7 @@ class _Rows:
 _ADDED, _GONE, _RETURNS, _SIGNATURE = 1, 2, 4, 8
 _GET_CHANGES, _GET_EXACT, _GET_KIND = (attrgetter(a) for a in ("changes", "exact", "kind"))
 _GET_NEAR, _GET_SCOPE, _GET_SYMBOL = (attrgetter(a) for a in ("near", "scope", "symbol"))
-_GET_OUTCOME = attrgetter("outcome")
+_GET_OUTCOME, _GET_CLS = attrgetter("outcome"), attrgetter("cls")
 
 
 class _FlagsOf(dict[tuple[str, ...], int]):
@@ -244,7 +236,11 @@ def _use_strength(r: _Rows, c: Ints, u: Ints, st: Strengths) -> NDArray[np.float
     exact = r.u_exact[u]
     factor = np.where(exact, 1.0, st.by_name)
     call = r.u_call[u]
-    close = r.c_interface[c] | ((r.c_class[c] >= 0) & (r.c_class[c] == r.u_class[u]))
+    close = r.c_interface[c].copy()
+    # Close also when the use sits in a member of the changed method's class: asked only of
+    # rows whose change is a method (few), by the reference's own rule.
+    for k in np.flatnonzero(r.c_has_class[c] & ~close).tolist():
+        close[k] = scope_class(r.uses[int(u[k])].scope) == r.changes[int(c[k])].cls
     base = np.where(close, st.coupling, st.loose)
     out: NDArray[np.float64] = np.where(exact, base, base * st.by_name * st.by_name)
     out = np.where(r.c_gone[c], np.maximum(out, st.breaking * factor), out)
@@ -283,7 +279,7 @@ def _near(r: _Rows, st: Strengths, found: _Found) -> None:
     close = np.array([st.coupling * st.hop ** (d - 1) for d in hops])
     loose = np.array([st.loose * st.hop ** (d - 1) for d in hops])
     distance = np.abs(r.n_d[n])
-    same_class = (r.c_class[c] >= 0) & (r.c_class[c] == r.c_class[c2])
+    same_class = r.c_has_class[c] & (r.c_class[c] == r.c_class[c2])
     strength = np.where(same_class, close[distance], loose[distance])
     found.add(r.c_agent[c], r.c_agent[c2], strength, _NEAR, c, c2, r.n_d[n])
 
