@@ -29,7 +29,7 @@ RENAME_SIMILARITY = 0.8
 """A removed and an added definition this similar (difflib ratio of their normalised bodies,
 own names replaced) are one definition renamed; locally selected on the constructed cases."""
 _MIN_FUZZY_CHARS = 24  # bodies shorter than this are renamed only when identical
-_MAX_FUZZY_RATIOS = 2000  # full difflib ratios per file compared (docs/DECISIONS.md)
+_MAX_FUZZY_RATIOS = 50_000_000  # per file: sum of len(a) * len(b) of full ratios (DECISIONS.md)
 
 Interval = tuple[int, int]
 
@@ -150,9 +150,10 @@ def _differences(before: Definition, after: Definition) -> tuple[str, ...]:
 class _Similarity:
     """difflib's ratio of two bodies, behind its two upper bounds computed without a matcher
     (the same figures as ``real_quick_ratio`` and ``quick_ratio``, character counts kept per
-    body), and a budget of full ratios per file: a file replaced wholesale (a vendored
-    library's update) would otherwise compare every removed with every added definition.
-    Past the budget only identical bodies match."""
+    body), and a budget per file for full ratios, counted in the product of the two bodies'
+    lengths (a ratio's cost grows with it): a file replaced wholesale (a vendored library's
+    update) would otherwise compare every removed with every added definition. Past the
+    budget only identical bodies match."""
 
     def __init__(self, budget: int = _MAX_FUZZY_RATIOS) -> None:
         self.budget = budget
@@ -170,12 +171,12 @@ class _Similarity:
         la, lb = len(a.body), len(b.body)
         if min(la, lb) < _MIN_FUZZY_CHARS or 2 * min(la, lb) / (la + lb) < RENAME_SIMILARITY:
             return 0.0
-        if self.budget <= 0:
+        if self.budget < la * lb:
             return 0.0
         shared = (self._count(a) & self._count(b)).total()
         if 2 * shared / (la + lb) < RENAME_SIMILARITY:
             return 0.0
-        self.budget -= 1
+        self.budget -= la * lb
         return SequenceMatcher(None, a.body, b.body, autojunk=False).ratio()
 
 

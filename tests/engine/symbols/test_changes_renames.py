@@ -34,7 +34,7 @@ def test_the_bounds_never_hide_a_match_difflib_would_make() -> None:
 def test_past_its_budget_only_identical_bodies_match() -> None:
     body = "return compute(alpha, beta) + offset * scale\n"
     near = body.replace("offset", "offsets")
-    spent = _Similarity(budget=1)
+    spent = _Similarity(budget=len(body) * len(near))
     assert spent(_d(body), _d(near)) >= RENAME_SIMILARITY
     assert spent(_d(body), _d(near)) == 0.0  # the budget is gone
     assert spent(_d(body), _d(body)) == 1.0
