@@ -146,6 +146,11 @@ class MergeCheckStateOut(Out):
     outcome: str | None = None
     problems: list[dict[str, Any]] = Field(default_factory=list)
     reason: str | None = None
+    tests: dict[str, Any] | None = Field(
+        default=None,
+        description="the repository tests' part, when the repository runs them: state (clean, "
+        "conflicts, none selected, timeout, error), selected test files, conflicts, reason",
+    )
 
 
 class AdvisoryOut(Out):

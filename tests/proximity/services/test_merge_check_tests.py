@@ -118,6 +118,8 @@ def test_a_test_broken_only_by_the_merge_is_a_test_conflict(scripted: ScriptedRe
     shown = advisory_out(advisory).merge_check
     assert shown.state == "checked"
     assert shown.problems[0]["kind"] == "test-conflict"
+    assert shown.tests is not None
+    assert shown.tests["state"] == "conflicts"
     assert advisory.detail["mergeCheck"]["tests"]["state"] == "conflicts"
     reason = _hook_reason(advisory.detail["mergeCheck"], advisory.risk, advisory.channels)
     assert "Merge check: merging the two changes breaks what neither breaks alone:" in reason
