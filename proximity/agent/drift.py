@@ -10,15 +10,16 @@ found and is logged (a hook fails open), never "clear".
 
 from __future__ import annotations
 
-import hashlib
+import tempfile
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from proximity.agent.findings import DriftFinding
 from proximity.agent.worktree import AskingWorktree
 from proximity.engine.diff import parse_raw_patch
 from proximity.engine.drift import MainlineChange, drift_hits
-from proximity.sources.git._run import DIFF_ARGS, GitError, git_text
+from proximity.sources.git._run import DIFF_ARGS, GitError, git, git_text
 
 __all__ = ["DriftUnknownError", "mainline_drift"]
 
@@ -55,21 +56,41 @@ def _commits(top: Any, base: str, path: str) -> tuple[str, ...]:
         return ()
 
 
-def _blob_id(text: str) -> str:
-    """git's object id of ``text`` as a blob (what ``git hash-object`` prints)."""
-    data = text.encode("utf-8", "surrogateescape")
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
-
-
-def _same_as_mainline(top: Any, base: str, path: str, text: str) -> bool:
-    """The whole-file write leaves the file exactly as the mainline has it (a cherry-pick):
-    git merges two identical changes cleanly."""
+def _blob(top: Any, rev: str) -> str | None:
+    """The text of ``rev`` (``commit:path``), or None when the path is not there."""
     try:
-        return git_text(top, ["rev-parse", "--verify", "-q", f"{base}:{path}"]).strip() == (
-            _blob_id(text)
-        )
+        return git_text(top, ["cat-file", "blob", rev])
+    except GitError:
+        return None
+
+
+def _merges_cleanly(top: Any, base: str, path: str, text: str) -> bool:
+    """Would git's three-way merge of this file be clean, with the edit made?
+
+    The merge base's version, the file as the planned edit leaves it, and the mainline's, given
+    to ``git merge-file`` (which writes nothing but its answer). Identical changes on both
+    sides merge cleanly, so a backport or a cherry-picked fix is not denied; only used to clear
+    a hit, never to add one (a conflict of the agent's earlier edits is not this edit's).
+    """
+    try:
+        fork = git_text(top, ["merge-base", "HEAD", base]).strip()
     except GitError:
         return False
+    theirs = _blob(top, f"{base}:{path}")
+    if theirs is None:
+        return False  # the mainline deleted it: the engine's rule decides
+    ancestor = _blob(top, f"{fork}:{path}") or ""
+    with tempfile.TemporaryDirectory(prefix="radar-drift-") as folder:
+        names = []
+        for name, content in (("ours", text), ("base", ancestor), ("theirs", theirs)):
+            target = Path(folder, name)
+            target.write_bytes(content.encode("utf-8", "surrogateescape"))
+            names.append(str(target))
+        try:
+            code, _ = git(top, ["merge-file", "-p", "-q", *names], ok_codes=tuple(range(256)))
+        except GitError:
+            return False
+    return code == 0
 
 
 def mainline_drift(
@@ -80,7 +101,9 @@ def mainline_drift(
     written: Mapping[str, str] | None = None,
 ) -> tuple[DriftFinding, ...]:
     """Drift findings for the engine file ``entries`` of a planned edit (``engine_entries``);
-    ``written`` holds the new text of whole-file writes.
+    ``written`` holds each file's text as the planned edit leaves it, where that is known
+    (whole-file writes, located replacements): such a hit is cleared when git would merge
+    the file cleanly.
 
     Raises :class:`DriftUnknownError` when git cannot answer.
     """
@@ -100,7 +123,7 @@ def mainline_drift(
         if not (
             hit.path in (written or {})
             and hit.status[:1] in {"A", "M"}
-            and _same_as_mainline(worktree.top, base, hit.path, (written or {})[hit.path])
+            and _merges_cleanly(worktree.top, base, hit.path, (written or {})[hit.path])
         )
     ]
     return tuple(

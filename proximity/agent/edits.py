@@ -43,7 +43,9 @@ class PlannedEdit:
     kind: str = "edit"
     excerpt: str = ""
     content: str | None = field(default=None, repr=False)
-    """The whole new text, when the edit writes a whole file (a ``Write``)."""
+    """The file's whole text after the edit, when it is known: a ``Write``'s content, or an
+    ``Edit`` whose strings were all located and given (applied in order, as the harness does).
+    The mainline drift check clears an edit that leaves the file as the mainline has it."""
 
 
 def _read(path: str) -> str | None:
@@ -121,18 +123,28 @@ def planned_replacement(path: str, pairs: Iterable[tuple[Any, ...]]) -> PlannedE
     if text is None:
         return PlannedEdit(path, None, "create", _excerpt(listed))
     ranges: list[Range] = []
+    after: str | None = text
     for old, replace_all, *rest in listed:
         found = lines_of_replacement(text, old, replace_all=bool(replace_all))
         if found is None:
             return PlannedEdit(path, None, "edit", _excerpt(listed))
         new = rest[0] if rest and isinstance(rest[0], str) else None
+        after = _applied(after, old, new, bool(replace_all))
         if new is None or new == old:
             ranges.extend(found)
             continue
         at = text.find(old)
         lead, trail = unchanged_ends(old, new, starts_line=at == 0 or text[at - 1] == "\n")
         ranges.extend(_changed(r, lead, trail) for r in found)
-    return PlannedEdit(path, tuple(sorted(set(ranges))) or None, "edit", _excerpt(listed))
+    lines = tuple(sorted(set(ranges))) or None
+    return PlannedEdit(path, lines, "edit", _excerpt(listed), content=after)
+
+
+def _applied(text: str | None, old: object, new: str | None, replace_all: bool) -> str | None:
+    """``text`` after one replacement, or ``None`` once it cannot be told."""
+    if text is None or new is None or not isinstance(old, str) or not old or old not in text:
+        return None
+    return text.replace(old, new) if replace_all else text.replace(old, new, 1)
 
 
 def _excerpt(pairs: Sequence[tuple[Any, ...]]) -> str:

@@ -205,3 +205,15 @@ def test_writing_a_file_exactly_as_main_added_it_is_clear(drifted: Scene) -> Non
     assert write("Fixed the retry loop.\n") == {}
     reason = write("Something else.\n")["permissionDecisionReason"]
     assert "main added news/1.txt" in reason
+
+
+def test_an_edit_making_main_s_own_change_is_clear_as_git_merges_it(drifted: Scene) -> None:
+    """A cherry-picked fix: bob's edit rewrites lines 30-31 exactly as main did. git merges two
+    identical changes cleanly, so the hook lets it through; one letter different conflicts."""
+    old = "line 30\nline 31\n"
+    same = "mainline 30\nmainline 31\n"
+    assert not _merge_conflicts(drifted, old, same)
+    assert _answer(drifted, _edit(drifted, old, same)) == {}
+    other = "mainline 30\nmainline 3l\n"
+    assert _merge_conflicts(drifted, old, other)
+    assert _answer(drifted, _edit(drifted, old, other))["permissionDecision"] == "deny"
