@@ -71,19 +71,16 @@ class _Parsed(Mapping[str, FileSymbols]):
     def __init__(self, blobs: Mapping[str, str], cache: MutableMapping[str, object]) -> None:
         self.blobs, self.cache = blobs, cache
 
-    def entry(self, path: str) -> tuple[FileSymbols, bool]:
+    def __getitem__(self, path: str) -> FileSymbols:
         from proximity.sources.symbols.treesitter import extract_tree_sitter_symbols
 
         blob = self.blobs[path]
         found = self.cache.get(f"js:{blob}")
-        if not isinstance(found, tuple):
-            text = text_of(self.cache, blob)
-            parsed = extract_tree_sitter_symbols(text.encode(), str(language_of(path)))
-            found = self.cache[f"js:{blob}"] = (parsed, is_open_module(text))
+        if not isinstance(found, FileSymbols):
+            text = text_of(self.cache, blob).encode("utf-8", "surrogateescape")
+            found = extract_tree_sitter_symbols(text, str(language_of(path)))
+            self.cache[f"js:{blob}"] = found
         return found
-
-    def __getitem__(self, path: str) -> FileSymbols:
-        return self.entry(path)[0]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.blobs)
