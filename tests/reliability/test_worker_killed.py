@@ -69,8 +69,10 @@ def test_scan_killed_mid_task_is_redelivered_and_completes_once(tmp_path) -> Non
     )
     log = tmp_path / "worker.log"
     try:
+        # Enqueued before any worker runs: on a quiet machine the scan (under a second) used to
+        # finish before the sweep's own process had exited, and "running" was never seen.
+        assert run_sweep(env) == 1
         with celery_worker_process(env, log) as first:
-            assert run_sweep(env) == 1
             running = ProximityScan.objects.filter(repository_id=repo_id, status="running")
             assert wait_for(running.exists, timeout=90, step=0.05), log.read_text()[-3000:]
             first.kill()  # SIGKILL: no ack, no cleanup, the transaction in flight rolls back
