@@ -17,14 +17,13 @@ from proximity.engine.mergecheck.jsnames import is_open_module, js_problems, rel
 from proximity.engine.mergecheck.merge import merge_only
 from proximity.engine.mergecheck.model import Problem
 from proximity.engine.symbols.model import FileSymbols
-from proximity.sources.git._run import GitError, git
+from proximity.sources.git._run import git
 from proximity.sources.limits import Limits
 
 __all__ = ["JS_LANGUAGES", "js_merge_problems"]
 
 JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 _CONFIGS = (*CONFIG_NAMES, "package.json")
-_MAX_BYTES = 256 * 1024**2
 
 
 def _listing(cwd: str, env: Mapping[str, str], tree: str, limits: Limits) -> dict[str, str]:
@@ -43,26 +42,6 @@ def _listing(cwd: str, env: Mapping[str, str], tree: str, limits: Limits) -> dic
 
 def _wanted(path: str) -> bool:
     return language_of(path) in JS_LANGUAGES or path.rsplit("/", 1)[-1] in _CONFIGS
-
-
-def _read(
-    cwd: str, env: Mapping[str, str], blobs: Sequence[str], limits: Limits
-) -> dict[str, bytes]:
-    if not blobs:
-        return {}
-    _, out = git(
-        cwd, ["cat-file", "--batch"], env=env, stdin=("\n".join(blobs) + "\n").encode(),
-        preexec=limits.preexec(),
-    )  # fmt: skip
-    texts, at = {}, 0
-    while at < len(out):
-        end = out.index(b"\n", at)
-        blob, kind, size = out[at:end].decode().split()
-        texts[blob] = out[end + 1 : end + 1 + int(size)] if kind == "blob" else b""
-        at = end + 2 + int(size)
-        if at > _MAX_BYTES:
-            raise GitError(cwd, f"merge check: more than {_MAX_BYTES} bytes of JavaScript to read")
-    return texts
 
 
 class _Parsed(Mapping[str, FileSymbols]):
@@ -142,8 +121,10 @@ def js_merge_problems(
         return [], {}
     wanted = sorted({b for listing in listings for p, b in listing.items() if _wanted(p)})
     missing = [b for b in wanted if f"js-text:{b}" not in cache]
-    for blob, data in _read(cwd, env, missing, limits).items():
-        cache[f"js-text:{blob}"] = data.decode("utf-8", "replace")
+    from proximity.sources.git.mergecheck import read_tree_blobs  # it imports this module
+
+    for blob, text in read_tree_blobs(cwd, env, missing, limits).items():
+        cache[f"js-text:{blob}"] = text
 
     configs = [
         {p: text_of(cache, b) for p, b in x.items() if p.rsplit("/", 1)[-1] in _CONFIGS}
