@@ -11,8 +11,8 @@ and stores the run, its advisories and unknowns. This prints, per pool size, in 
 * the engine-only ``run_overlap`` with its indexes built, p50;
 * the index build a worker pays once, when it starts (or when the policy or space changes).
 
-Embedding is excluded: stored vectors are random unit rows in the real model's space and each
-query version is embedded before it is timed.
+Embedding is excluded: stored vectors (each record's and its objective's) are random unit rows
+in the real model's space and each query version is embedded before it is timed.
 
     .venv/bin/python -m bench.overlap_service                 # temporary SQLite; 1k and 10k
     .venv/bin/python -m tests.servers .venv/bin/python -m bench.overlap_service \
@@ -79,8 +79,8 @@ def seed_pool(size: int, prefix: str) -> Any:
         )
         for k in range(size)
     )
-    vectors = rng.standard_normal((size, 384)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors = rng.standard_normal((2 * size, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)  # records', then objectives' rows
     TaskVersion.objects.bulk_create(
         (
             TaskVersion(
@@ -94,6 +94,7 @@ def seed_pool(size: int, prefix: str) -> Any:
                 declared_by=principal,
                 space_id=space,
                 embedding=vectors[k].tobytes(),
+                objective_embedding=vectors[size + k].tobytes(),
                 created_at=now,
             )
             for k, (record, text) in enumerate(zip(records, texts, strict=True))

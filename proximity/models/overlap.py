@@ -53,6 +53,9 @@ class TaskVersion(models.Model):
     declared_by = models.ForeignKey(Principal, on_delete=models.PROTECT, related_name="+")
     space_id = models.CharField(max_length=64, blank=True)
     embedding = models.BinaryField(null=True, blank=True)
+    # The objective embedded alone by the same model (the review stage's objective cosine);
+    # written with ``embedding``, so ``space_id`` tells whether it is current too.
+    objective_embedding = models.BinaryField(null=True, blank=True)
     created_at = models.DateTimeField()
     superseded_at = models.DateTimeField(null=True, blank=True, db_index=True)
 

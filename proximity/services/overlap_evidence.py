@@ -104,7 +104,9 @@ def review_stage(
         a.candidate: version_id(a.candidate) for a in result.advisories if a.candidate not in held
     }
     if missing:
-        rows = TaskVersion.objects.select_related("record").defer("embedding")
+        rows = TaskVersion.objects.select_related("record").defer(
+            "embedding", "objective_embedding"
+        )
         found = rows.in_bulk(list(missing.values()))
         held |= {ref: engine_record(found[pk]) for ref, pk in missing.items()}
     query_record = engine_record(query)

@@ -43,6 +43,7 @@ from proximity.engine.overlap.policy import SCOPE_PREP
 from proximity.models import Principal, TaskVersion
 from proximity.selectors.access import viewer_of, viewer_sees
 from proximity.services.task_records import (
+    ObjectiveVectors,
     engine_record,
     engine_task_id,
     ensure_embeddings,
@@ -160,6 +161,7 @@ def prepared_run(
         recheck=_recheck(declarer, version_ids),
         nli=nli_adapter_for(settings.OVERLAP_NLI_MODEL_DIR),
         scope=scope,
+        objective_embedder=ObjectiveVectors(version_ids),
     )
     return PreparedRun(call, len(snapshot), version_ids, snapshot.get)
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -12,12 +13,21 @@ from numpy.typing import NDArray
 from proximity.engine.overlap import (
     Provenance,
     TaskRecord,
+    TaskRef,
     plan_sketch_from_mapping,
 )
+from proximity.engine.overlap.lexical import record_text
 from proximity.models import TaskVersion
 from proximity.sources.embedding import EmbeddingUnavailableError, SentenceEmbedder
 
-__all__ = ["embedder", "engine_record", "engine_task_id", "ensure_embeddings", "vector_of"]
+__all__ = [
+    "ObjectiveVectors",
+    "embedder",
+    "engine_record",
+    "engine_task_id",
+    "ensure_embeddings",
+    "vector_of",
+]
 
 
 @lru_cache(maxsize=1)
@@ -75,8 +85,47 @@ def ensure_embeddings(versions: Iterable[TaskVersion]) -> str | None:
         return None
     stale = [v for v in versions if v.space_id != space or not v.embedding]
     if stale:
-        vectors = model.embed_records([engine_record(v) for v in stale])
-        for v, vector in zip(stale, vectors, strict=True):
+        # one batch: the records' texts, then their objectives alone (same model, same call)
+        texts = [record_text(engine_record(v), model.fields) for v in stale]
+        vectors = model.embed_texts(texts + [v.objective for v in stale])
+        n = len(stale)
+        for v, vector, objective in zip(stale, vectors[:n], vectors[n:], strict=True):
             v.space_id, v.embedding = space, vector.astype(np.float32).tobytes()
-        TaskVersion.objects.bulk_update(stale, ["space_id", "embedding"])
+            v.objective_embedding = objective.astype(np.float32).tobytes()
+        TaskVersion.objects.bulk_update(stale, ["space_id", "embedding", "objective_embedding"])
     return space
+
+
+@dataclass(frozen=True)
+class ObjectiveVectors:
+    """The run's objective embedder (``similarity.objective_cosine``): each record's objective
+    vector as stored beside its version's vector, read for the query and its candidates in one
+    statement. A version stored before objectives were embedded gets its vector now, once."""
+
+    version_ids: Mapping[TaskRef, int]
+
+    def __call__(self, records: Sequence[TaskRecord]) -> NDArray[np.float32]:
+        ids = [self.version_ids[r.ref] for r in records]
+        space = records[0].space_id if records else None
+        rows = TaskVersion.objects.only("objective", "space_id", "objective_embedding").order_by()
+        found = rows.in_bulk(ids)
+        missing = [
+            found[pk]
+            for pk in dict.fromkeys(ids)
+            if found[pk].space_id != space or not found[pk].objective_embedding
+        ]
+        if missing:
+            model = embedder()
+            if model.space_id != space:
+                raise ValueError("the run's space is not the model's: objectives not comparable")
+            for v, vector in zip(
+                missing, model.embed_texts([v.objective for v in missing]), strict=True
+            ):
+                v.objective_embedding = vector.astype(np.float32).tobytes()
+            TaskVersion.objects.bulk_update(missing, ["objective_embedding"])
+        return np.stack(
+            [
+                np.frombuffer(bytes(found[pk].objective_embedding or b""), dtype=np.float32)
+                for pk in ids
+            ]
+        )

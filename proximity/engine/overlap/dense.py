@@ -118,6 +118,16 @@ class DenseRanker:
         rows = self.index.retrieve(vector, eligible.mask, depth=depth)
         return RankerResult(True, rows, None, self.index.index_id)
 
+    def cosines(self, query: TaskRecord, rows: Sequence[int]) -> list[float | None]:
+        """Cosine of the query's vector with each snapshot row's (None: the row has none)."""
+        vector = self._query_vector(query) if query.space_id == self.index.space_id else None
+        if vector is None:
+            raise ValueError("the query has no vector in the index's space")
+        at = np.asarray(rows, dtype=np.intp)
+        values = cosine_scores(self.index.matrix[at], vector)
+        has = self.index.has_vector[at]
+        return [float(v) if h else None for v, h in zip(values, has, strict=True)]
+
     def _query_vector(self, query: TaskRecord) -> NDArray[np.float32] | None:
         if self.query_vector is not None:
             return self.query_vector

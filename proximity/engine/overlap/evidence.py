@@ -27,6 +27,7 @@ from proximity.engine.overlap.advisories import COVERAGE_DEGRADED, Advisory
 from proximity.engine.overlap.features import Feature
 from proximity.engine.overlap.lexical import identifier_tokens
 from proximity.engine.overlap.records import TaskRecord
+from proximity.engine.overlap.similarity import SIMILARITY_FEATURES
 
 __all__ = [
     "EVIDENCE_FEATURES",
@@ -60,6 +61,9 @@ EVIDENCE_FEATURES = (
     "version.gap",
     "time.gap",
     "nli.entailment",
+    "similarity.dense_cosine",
+    "similarity.objective_idf_overlap",
+    "similarity.objective_cosine",
 )
 _EXT = r"(?:py|pyi|js|ts|tsx|go|java|rb|rs|c|h|cc|cpp|md|rst|json|ya?ml|toml|sql|html|css|sh)"
 _PATH = re.compile(rf"(?:[\w.-]*/[\w./-]*\w|\b[\w-]+\.{_EXT}\b)")
@@ -205,6 +209,7 @@ def _declared_values(features: Sequence[Feature]) -> dict[str, float | None]:
         "plan.resemblance": _numeric(features, "plan.minhash_resemblance"),
         "purpose.review": _numeric(features, "purpose.review_evidence"),
         "nli.entailment": max(known) if known else None,
+        **{name: _numeric(features, name) for name in SIMILARITY_FEATURES},
     }
 
 
@@ -262,11 +267,13 @@ def evidence_terms(
         **_declared_values(advisory.features),
         **_pair_values(query, candidate),
     }
+    why = {f.name: f"{f.status}: {f.detail}" for f in advisory.features if f.status != "value"}
     terms = []
     for name in EVIDENCE_FEATURES:
         value, weight = values[name], model.weight(name)
         if value is None:
-            terms.append(EvidenceTerm(name, "unknown", 0.0, weight, 0.0, "not declared by both"))
+            detail = why.get(name, "not declared by both")
+            terms.append(EvidenceTerm(name, "unknown", 0.0, weight, 0.0, detail))
         else:
             terms.append(EvidenceTerm(name, "value", value, weight, weight * value))
     return tuple(terms)

@@ -32,19 +32,21 @@ from proximity.engine.overlap.lexical import BM25Index, BM25Ranker
 from proximity.engine.overlap.pipeline import run_overlap
 from proximity.engine.overlap.policy import SCOPE_PREP, OverlapPolicy
 from proximity.engine.overlap.records import TaskRecord, Viewer
+from proximity.engine.overlap.similarity import ObjectiveEmbedder
 from proximity.engine.overlap.snapshot import PoolSnapshot
 
 __all__ = [
-    "C_GRID",
+    "L2_GRID",
     "EvidenceFit",
     "TrainingRow",
     "fit_evidence_model",
+    "lookup_embedder",
     "queue_figures",
     "training_rows",
 ]
 
-#: Inverse L2 strengths tried by the grouped cross-validation.
-C_GRID = (0.03, 0.1, 0.3, 1.0, 3.0)
+#: L2 penalties (on standardised features) tried by the grouped cross-validation.
+L2_GRID = (0.3, 1.0, 3.0, 10.0)
 #: The direction each feature may push: more agreement is never evidence *against* overlap,
 #: a longer gap never evidence *for* it. A feature fitted against its direction (text-mined
 #: paths shared by unrelated bug reports, say) is left out and refitted without: weight 0.
@@ -76,6 +78,7 @@ def _query_run(
     *,
     policy: OverlapPolicy,
     space_id: str,
+    objective_embedder: ObjectiveEmbedder | None = None,
 ) -> Any:
     records = [dataclasses.replace(r, space_id=space_id) for r in (*earlier, query)]
     snapshot = PoolSnapshot.build(f"fit:{query.task_id}", records)
@@ -94,8 +97,22 @@ def _query_run(
         dense=dense,
         recheck=lambda _q, _c: True,
         scope=scope,
+        objective_embedder=objective_embedder,
     )
     return run, {r.ref: r for r in records}
+
+
+def lookup_embedder(
+    records: Sequence[TaskRecord], vectors: NDArray[np.float32]
+) -> ObjectiveEmbedder:
+    """Objective vectors computed beforehand (``vectors[i]`` for ``records[i]``, looked up by
+    task id); a record it was not given is an error, never a guess."""
+    table = {r.task_id: vectors[i] for i, r in enumerate(records)}
+
+    def embed(batch: Sequence[TaskRecord]) -> NDArray[np.float32]:
+        return np.stack([table[r.task_id] for r in batch]).astype(np.float32)
+
+    return embed
 
 
 def training_rows(
@@ -108,13 +125,19 @@ def training_rows(
     model: EvidenceModel,
     groups: Mapping[str, int] | None = None,
     space_id: str = "space:evidence-fit",
+    objective_vectors: NDArray[np.float32] | None = None,
 ) -> tuple[TrainingRow, ...]:
     """Every advisory of every query's run, with its evidence values, label and logit.
 
     ``vectors`` are unit rows aligned with ``records``; ``groups`` maps a query id to its
     duplicate group (the unit of the grouped split; default: one group per query). A row's
-    ``logit`` is ``model``'s, so the same rows measure the shipped queue.
+    ``logit`` is ``model``'s, so the same rows measure the shipped queue. ``objective_vectors``
+    (aligned with ``records``, the objectives embedded alone) feed ``similarity.objective_cosine``;
+    without them that feature is unavailable, as in a run without an objective embedder.
     """
+    embed = None
+    if objective_vectors is not None:
+        embed = lookup_embedder(records, objective_vectors)
     times = np.asarray(created, dtype=np.float64)
     row_of = {r.task_id: i for i, r in enumerate(records)}
     out: list[TrainingRow] = []
@@ -127,6 +150,7 @@ def training_rows(
             [vectors[i] for i in (*earlier, row)],
             policy=policy,
             space_id=space_id,
+            objective_embedder=embed,
         )
         query = by_ref[run.query]
         for n, advisory in enumerate(run.advisories, start=1):
@@ -165,13 +189,16 @@ def queue_figures(
     def hit(q: DuplicateQuery, k: int) -> bool:
         return any(ordered.get(q.query_id, [])[:k])
 
-    recall = {f"recall@{k}": sum(hit(q, k) for q in queries) / n for k in _KS}
+    def rate(count: int) -> float | None:
+        return count / n if n else None  # no query: no rate, not a zero
+
+    recall = {f"recall@{k}": rate(sum(hit(q, k) for q in queries)) for k in _KS}
     queue = {}
     for b in budgets:
         cards = sum(min(b, len(ordered.get(q.query_id, []))) for q in queries)
         true = sum(sum(ordered.get(q.query_id, [])[:b]) for q in queries)
         queue[str(b)] = {
-            "holdsDuplicate": sum(hit(q, b) for q in queries) / n,
+            "holdsDuplicate": rate(sum(hit(q, b) for q in queries)),
             "precision": true / cards if cards else None,
             "cards": cards,
         }
@@ -207,16 +234,79 @@ def _grouped_folds(groups: NDArray[np.int64], folds: int) -> list[NDArray[np.int
     return [test for _, test in splitter.split(groups, groups=groups)]
 
 
+@dataclass(frozen=True, slots=True)
+class _Fitted:
+    """Weights on the raw feature scale and an intercept (used by single-row queries only)."""
+
+    weights: NDArray[np.float64]
+    intercept: float
+
+    def logits(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        out: NDArray[np.float64] = x @ self.weights + self.intercept
+        return out
+
+
+def _listwise_fit(
+    x: NDArray[np.float64], y: NDArray[np.bool_], queries: NDArray[np.int64], l2: float
+) -> _Fitted:
+    """Conditional logit (McFadden 1974): per query, a softmax over its candidates, fitted to
+    put the duplicate first; this is the likelihood of recall-rate@1's event, where a pointwise
+    logistic loss spends its fit on telling negatives of *different* queries apart.
+
+    A query with one row (an adjudicated pair) cannot be a softmax: it joins as a pointwise
+    logistic term with the intercept. L2 penalty ``l2 * |w|^2`` on standardised features.
+    """
+    from scipy.optimize import minimize
+
+    mu, sd = x.mean(axis=0), x.std(axis=0)
+    sd[sd == 0] = 1.0
+    z = (x - mu) / sd
+    order = np.argsort(queries, kind="stable")
+    zq, yq, qq = z[order], y[order].astype(np.float64), queries[order]
+    starts = np.flatnonzero(np.r_[True, qq[1:] != qq[:-1]])
+    sizes = np.diff(np.r_[starts, qq.size])
+    lists = [
+        (a, a + n) for a, n in zip(starts, sizes, strict=True) if n > 1 and yq[a : a + n].any()
+    ]
+    single = starts[sizes == 1].astype(np.intp)
+
+    def loss(params: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
+        w, b = params[:-1], params[-1]
+        s = zq @ w
+        total, grad_w, grad_b = l2 * float(w @ w), 2 * l2 * w, 0.0
+        for a, e in lists:
+            p = np.exp(s[a:e] - s[a:e].max())
+            p /= p.sum()
+            target = yq[a:e] / yq[a:e].sum()
+            total -= float(target @ np.log(np.maximum(p, 1e-300)))
+            grad_w = grad_w - zq[a:e].T @ (target - p)
+        if single.size:
+            t = s[single] + b
+            prob = 1.0 / (1.0 + np.exp(-t))
+            total += float(np.sum(np.logaddexp(0.0, t) - yq[single] * t))
+            grad_w = grad_w + zq[single].T @ (prob - yq[single])
+            grad_b = float(np.sum(prob - yq[single]))
+        return total, np.r_[grad_w, grad_b]
+
+    start = np.zeros(z.shape[1] + 1)
+    result = minimize(loss, start, jac=True, method="L-BFGS-B")
+    w_std, b = result.x[:-1], float(result.x[-1])
+    weights = w_std / sd
+    return _Fitted(weights, b - float(weights @ mu))
+
+
 def _signed_columns(
-    x: NDArray[np.float64], y: NDArray[np.bool_], columns: list[int], c: float
+    x: NDArray[np.float64],
+    y: NDArray[np.bool_],
+    queries: NDArray[np.int64],
+    columns: list[int],
+    l2: float,
 ) -> list[int]:
     """Drop, one at a time, the column fitted most strongly against its sign; refit."""
-    from sklearn.linear_model import LogisticRegression
-
     keep = list(columns)
     while keep:
         idx = [columns.index(k) for k in keep]
-        coef = LogisticRegression(C=c, max_iter=5000).fit(x[:, idx], y).coef_[0]
+        coef = _listwise_fit(x[:, idx], y, queries, l2).weights
         wrong = [(w * SIGNS[EVIDENCE_FEATURES[k]], k) for w, k in zip(coef, keep, strict=True)]
         worst = min(wrong)
         if worst[0] >= 0:
@@ -226,22 +316,23 @@ def _signed_columns(
 
 
 def _out_of_fold(
-    x: NDArray[np.float64], y: NDArray[np.bool_], folds: list[NDArray[np.intp]], c: float
+    x: NDArray[np.float64],
+    y: NDArray[np.bool_],
+    queries: NDArray[np.int64],
+    folds: list[NDArray[np.intp]],
+    l2: float,
 ) -> NDArray[np.float64]:
-    from sklearn.linear_model import LogisticRegression
-
     logits = np.zeros(len(y), dtype=np.float64)
     for test in folds:
         train = np.setdiff1d(np.arange(len(y)), test)
-        fitted = LogisticRegression(C=c, max_iter=5000).fit(x[train], y[train])
-        logits[test] = fitted.decision_function(x[test])
+        logits[test] = _listwise_fit(x[train], y[train], queries[train], l2).logits(x[test])
     return logits
 
 
 def _objective(figures: Mapping[str, Any], budget: int) -> float:
     """Mean of recall-rate@1, the queue's hold rate at the budget, and recall-rate@10."""
-    held = float(figures["queue"][str(budget)]["holdsDuplicate"])
-    return (float(figures["recall@1"]) + held + float(figures["recall@10"])) / 3.0
+    parts = (figures["recall@1"], figures["queue"][str(budget)]["holdsDuplicate"])
+    return sum(float(v or 0.0) for v in (*parts, figures["recall@10"])) / 3.0
 
 
 def fit_evidence_model(
@@ -253,9 +344,10 @@ def fit_evidence_model(
     data: str,
     budget: int = 3,
     folds: int = 10,
-    c_grid: Sequence[float] = C_GRID,
+    l2_grid: Sequence[float] = L2_GRID,
 ) -> EvidenceFit:
-    """Choose C by grouped cross-validation, calibrate on out-of-fold logits, refit on all rows.
+    """Choose the L2 penalty by grouped cross-validation, calibrate on out-of-fold logits, refit
+    on all rows.
 
     Parameters
     ----------
@@ -265,42 +357,44 @@ def fit_evidence_model(
     version, data : the new model's version and a short name of its training data
     budget : the queue budget the selection objective reads
     """
-    from sklearn.linear_model import LogisticRegression
-
     if not any(r.label for r in rows) or all(r.label for r in rows):
         raise ValueError("rows: both labels are needed to fit the evidence model")
     observed = _observed(rows)
     x_all = _design(rows, observed)
     y = np.array([r.label for r in rows], dtype=np.bool_)
+    names = {q: n for n, q in enumerate(dict.fromkeys(r.query_id for r in rows))}
+    query_of = np.array([names[r.query_id] for r in rows], dtype=np.int64)
     folds_ = _grouped_folds(np.array([r.group for r in rows], dtype=np.int64), folds)
-    by_c = {}
-    for c in c_grid:
-        columns = _signed_columns(x_all, y, observed, c)
+    by_l2 = {}
+    for l2 in l2_grid:
+        columns = _signed_columns(x_all, y, query_of, observed, l2)
         x = x_all[:, [observed.index(k) for k in columns]]
-        logits = _out_of_fold(x, y, folds_, c)
-        by_c[c] = (logits, queue_figures(rows, logits, queries), columns)
-    best = max(c_grid, key=lambda c: (_objective(by_c[c][1], budget), -abs(math.log(c))))
-    oof_logits, oof, columns = by_c[best]
+        logits = _out_of_fold(x, y, query_of, folds_, l2)
+        by_l2[l2] = (logits, queue_figures(rows, logits, queries), columns)
+    # ties: the stronger penalty (the simpler model)
+    best = max(l2_grid, key=lambda v: (_objective(by_l2[v][1], budget), v))
+    oof_logits, oof, columns = by_l2[best]
     platt = fit_platt(oof_logits, y)
     x = x_all[:, [observed.index(k) for k in columns]]
-    final = LogisticRegression(C=best, max_iter=5000).fit(x, y)
-    fitted = {EVIDENCE_FEATURES[c]: float(w) for c, w in zip(columns, final.coef_[0], strict=True)}
+    final = _listwise_fit(x, y, query_of, best)
+    fitted = {EVIDENCE_FEATURES[c]: float(w) for c, w in zip(columns, final.weights, strict=True)}
     against = {EVIDENCE_FEATURES[c]: 0.0 for c in observed if c not in columns}
     priors = {n: w for n, w in prior.weights if n not in fitted and n not in against}
     probs = 1.0 / (1.0 + np.exp(np.clip(platt.a * oof_logits + platt.b, -500, 500)))
     model = EvidenceModel(
         version=version,
         status=f"fitted on {data}",
-        intercept=float(final.intercept_[0]),
+        intercept=final.intercept,
         weights=tuple(sorted({**priors, **against, **fitted}.items())),
         platt_a=platt.a,
         platt_b=platt.b,
         notes=(
-            f"L2 logistic regression, C={best} chosen by {len(folds_)}-fold cross-validation "
-            f"grouped by duplicate group on {data}; Platt map fitted on out-of-fold logits. "
-            f"Fitted: {', '.join(sorted(fitted))}. Weight 0 (fitted against its direction): "
-            f"{', '.join(sorted(against)) or 'none'}. Prior weights (never observed in the data, "
-            f"kept from {prior.version}): {', '.join(sorted(priors)) or 'none'}. "
+            f"Listwise (conditional logit) fit, L2 {best} on standardised features chosen by "
+            f"{len(folds_)}-fold cross-validation grouped by duplicate group on {data}; Platt "
+            f"map fitted on out-of-fold logits. Fitted: {', '.join(sorted(fitted))}. Weight 0 "
+            f"(fitted against its direction): {', '.join(sorted(against)) or 'none'}. Prior "
+            f"weights (never observed in the data, kept from {prior.version}): "
+            f"{', '.join(sorted(priors)) or 'none'}. "
             "Locally selected, not validated (requirement 72)."
         ),
     )
@@ -310,8 +404,9 @@ def fit_evidence_model(
         "fitted": sorted(fitted),
         "zeroAgainstSign": sorted(against),
         "prior": sorted(priors),
-        "C": best,
-        "crossValidated": {str(c): f for c, (_, f, _) in by_c.items()},
+        "fit": "listwise (conditional logit)",
+        "l2": best,
+        "crossValidated": {str(v): f for v, (_, f, _) in by_l2.items()},
         "outOfFold": oof,
         "fusedOrder": queue_figures(
             rows, -np.array([r.fused_position for r in rows], float), queries

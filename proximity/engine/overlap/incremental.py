@@ -19,7 +19,6 @@ rank only ``eligible`` snapshot rows, like :class:`BM25Ranker` and :class:`Dense
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from proximity.engine.overlap.dense import _check_vector, cosine_scores
-from proximity.engine.overlap.lexical import query_tokens, top_rows
+from proximity.engine.overlap.lexical import lucene_idf, query_tokens, top_rows
 from proximity.engine.overlap.live import Column
 from proximity.engine.overlap.rankers import RankerResult, top_by_score
 from proximity.engine.overlap.records import TaskRecord
@@ -105,9 +104,21 @@ class BM25Postings:
             df = int(at.size)
             if df == 0:
                 continue
-            idf = np.float32(math.log(1 + (n_docs - df + 0.5) / (df + 0.5)))
+            idf = np.float32(lucene_idf(df, n_docs))
             tfc = tf / (k1 * ((1 - b) + b * lengths[rows] / avgdl) + tf)
             out[at] += (idf * tfc).astype(np.float32)
+        return out
+
+    def document_frequencies(
+        self, terms: Sequence[str], corpus: NDArray[np.intp], position: NDArray[np.intp]
+    ) -> dict[str, int]:
+        """How many documents of ``corpus`` hold each term (``position`` as in
+        ``corpus_scores``: a pool row's place in the corpus, -1 outside)."""
+        out = {}
+        for term in terms:
+            t = self._vocab.get(term)
+            rows = () if t is None else self._rows[t][: self._counts[t]]
+            out[term] = int((position[rows] >= 0).sum()) if len(rows) else 0
         return out
 
 
@@ -139,6 +150,15 @@ class PostingsRanker:
             self.postings.k1, self.postings.b, self.fields, self.snapshot_id, self.prep
         )
         return RankerResult(True, top_rows(scores, eligible.mask, depth), None, index_id)
+
+    def idf(self, terms: Sequence[str]) -> dict[str, float]:
+        """Lucene IDF of each term over the run's rows (as a rebuilt ``BM25Index`` has it)."""
+        position = self.position
+        if position is None or position.size < len(self.postings):
+            position = np.full(len(self.postings), -1, dtype=np.intp)
+            position[self.rows] = np.arange(self.rows.size)
+        df = self.postings.document_frequencies(terms, self.rows, position)
+        return {t: lucene_idf(df[t], int(self.rows.size)) for t in terms}
 
 
 class DenseRows:
@@ -197,6 +217,12 @@ class DenseRows:
             return np.zeros(self._has.size, dtype=np.float32)
         return cosine_scores(self._matrix.view, query)
 
+    def scores_of(self, query: NDArray[np.float32], rows: NDArray[np.intp]) -> NDArray[np.float32]:
+        """``scores(query)[rows]`` for a few rows, gathered (no span of the pool is scored)."""
+        if self._matrix is None or rows.size == 0:
+            return np.zeros(rows.size, dtype=np.float32)
+        return cosine_scores(self._matrix.view[rows], query)
+
     def scores_at(self, query: NDArray[np.float32], rows: NDArray[np.intp]) -> NDArray[np.float32]:
         """``scores(query)[rows]``, scoring only the span of pool rows that ``rows`` covers (a
         row's cosine does not depend on the others: ``dense.cosine_scores``)."""
@@ -237,6 +263,17 @@ class DenseRowsRanker:
         has = self.store.has_vector[self.rows]
         ranked = top_by_score(scores, np.flatnonzero(eligible.mask & has), depth)
         return RankerResult(True, ranked, None, self.index_id)
+
+    def cosines(self, query: TaskRecord, rows: Sequence[int]) -> list[float | None]:
+        """Cosine of the query's vector with each snapshot row's (None: the row has none)."""
+        at = self.snapshot.row(query.ref)
+        vector = None if at is None else self.store.vector(int(self.rows[at]))
+        if vector is None or query.space_id != self.store.space_id:
+            raise ValueError("the query has no vector in the index's space")
+        pool = self.rows[np.asarray(rows, dtype=np.intp)]
+        values = self.store.scores_of(vector, pool)
+        has = self.store.has_vector[pool]
+        return [float(v) if h else None for v, h in zip(values, has, strict=True)]
 
     @property
     def index_id(self) -> str:

@@ -37,6 +37,7 @@ __all__ = [
     "declared_targets",
     "document_tokens",
     "identifier_tokens",
+    "lucene_idf",
     "query_terms",
     "query_tokens",
     "record_text",
@@ -201,6 +202,17 @@ class BM25Index:
     ) -> tuple[int, ...]:
         return top_rows(self.term_scores(terms), mask, depth)
 
+    def idf(self, terms: Sequence[str]) -> dict[str, float]:
+        """Lucene IDF of each term over the indexed rows (df 0 for a term not indexed)."""
+        vocab = {} if self._retriever is None else self._retriever.vocab_dict
+        indptr = None if self._retriever is None else self._retriever.scores["indptr"]
+        out = {}
+        for term in terms:
+            tid = vocab.get(term)
+            df = 0 if tid is None or indptr is None else int(indptr[tid + 1] - indptr[tid])
+            out[term] = lucene_idf(df, self._size)
+        return out
+
 
 def _prep_tag(prep: str) -> str:
     return "" if prep == "words-v1" else f":{prep}"  # v1 ids stay as they were stored
@@ -219,6 +231,14 @@ class BM25Ranker:
         rows = self.index.retrieve(terms, eligible.mask, depth=depth)
         return RankerResult(True, rows, None, self.index.index_id)
 
+    def idf(self, terms: Sequence[str]) -> dict[str, float]:
+        return self.index.idf(terms)
+
+
+def lucene_idf(df: int, n_docs: int) -> float:
+    """Lucene's BM25 IDF, ``ln(1 + (N - df + 0.5) / (df + 0.5))`` (Kamphuis et al. 2020)."""
+    return math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+
 
 def bm25_scores_reference(
     query: str, documents: Sequence[str], *, k1: float = 1.5, b: float = 0.75
@@ -232,7 +252,7 @@ def bm25_scores_reference(
         df = sum(1 for d in docs if term in d)
         if df == 0:
             continue
-        idf = math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+        idf = lucene_idf(df, len(docs))
         for i, d in enumerate(docs):
             tf = d[term]
             scores[i] += idf * tf / (tf + k1 * (1 - b + b * lengths[i] / avgdl))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Protocol, cast
 
 import numpy as np
@@ -29,6 +30,7 @@ from proximity.engine.overlap.nli import NliAdapter, directional_nli_features
 from proximity.engine.overlap.policy import OverlapPolicy
 from proximity.engine.overlap.rankers import Ranker, RankerResult, safe_rank
 from proximity.engine.overlap.records import TaskRecord, TaskRef, Viewer, is_visible
+from proximity.engine.overlap.similarity import ObjectiveEmbedder, similarity_features
 from proximity.engine.overlap.snapshot import Eligible, PoolSnapshot
 
 __all__ = ["BatchRecheck", "Recheck", "recheck_against", "run_overlap"]
@@ -148,6 +150,10 @@ class _Context:
     policy: OverlapPolicy
     index_ids: tuple[tuple[str, str | None], ...]
     repair_route: str | None
+    #: the pair similarities of a run's candidates (query, candidates, their rows), in one call
+    similarity: Callable[
+        [TaskRecord, Sequence[TaskRecord], Sequence[int]], list[tuple[Feature, ...]]
+    ]
 
 
 def _emit(
@@ -228,15 +234,17 @@ def _candidates(
             record, snapshot, fused, ctx, viewer=viewer, recheck=batch, nli=nli
         )
     out = _Emitted()
-    for candidate in fused[: ctx.policy.depth]:
-        cand = snapshot.records[candidate.row]
+    chosen = fused[: ctx.policy.depth]
+    cands = [snapshot.records[c.row] for c in chosen]
+    similar = ctx.similarity(record, cands, [c.row for c in chosen])
+    for candidate, cand, sim in zip(chosen, cands, similar, strict=True):
         problem = _still_current(recheck, viewer, record, cand)
         if problem is not None:
             out.unknowns.append(
                 UnknownOutcome(record.ref, "record-or-authority-changed", problem, cand.ref)
             )
             continue
-        _emit(out, ctx, record, cand, candidate, _features(record, cand, ctx.policy, nli))
+        _emit(out, ctx, record, cand, candidate, _features(record, cand, ctx.policy, nli) + sim)
     return out
 
 
@@ -253,7 +261,11 @@ def _candidates_batched(
     """``_candidates`` with one recheck for all candidates, read after their features."""
     chosen = fused[: ctx.policy.depth]
     cands = [snapshot.records[c.row] for c in chosen]
-    features = [_features(record, cand, ctx.policy, nli) for cand in cands]
+    similar = ctx.similarity(record, cands, [c.row for c in chosen])
+    features = [
+        _features(record, cand, ctx.policy, nli) + sim
+        for cand, sim in zip(cands, similar, strict=True)
+    ]
     problems = _all_still_current(recheck, viewer, record, cands)
     out = _Emitted()
     for candidate, cand, feats, problem in zip(chosen, cands, features, problems, strict=True):
@@ -278,6 +290,7 @@ def run_overlap(
     nli: NliAdapter | None = None,
     halted: bool = False,
     scope: Ranker | None = None,
+    objective_embedder: ObjectiveEmbedder | None = None,
 ) -> OverlapRun:
     """Run the shadow-mode overlap detector for one declared task version.
 
@@ -302,6 +315,9 @@ def run_overlap(
     scope : Ranker, optional
         The scope source (rows sharing a declared plan target), used when the policy keeps
         ``scope_slots`` for it; its outage costs those places only, never the run.
+    objective_embedder : callable, optional
+        Embeds objectives for the ``similarity.objective_cosine`` feature (``similarity``);
+        without one that feature is ``unavailable``.
 
     Returns
     -------
@@ -332,6 +348,7 @@ def run_overlap(
         nli=nli,
         halted=halted,
         scope=scope,
+        objective_embedder=objective_embedder,
     )
 
 
@@ -349,6 +366,7 @@ def _retrieve(
     nli: NliAdapter | None,
     halted: bool,
     scope: Ranker | None,
+    objective_embedder: ObjectiveEmbedder | None,
 ) -> OverlapRun:
     lex = safe_rank(lexical, record, eligible, depth=policy.depth)
     den = safe_rank(dense, record, eligible, depth=policy.depth)
@@ -375,6 +393,12 @@ def _retrieve(
         policy,
         tuple((n, r.index_id) for n, r in results),
         repairs[0].route if repairs else None,
+        partial(
+            similarity_features,
+            lexical=lexical,
+            dense=dense,
+            objective_embedder=objective_embedder,
+        ),
     )
     out = _candidates(record, snapshot, fused, ctx, viewer=viewer, recheck=recheck, nli=nli)
     return _replace(

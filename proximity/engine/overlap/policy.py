@@ -50,6 +50,8 @@ class FeatureRecipe:
     simhash_bits: int = 64
     nli_timeout_s: float = 5.0
     review_purposes: tuple[str, ...] = ("independent-review", "review", "audit")
+    #: the pair similarities the review stage reads (engine/overlap/similarity.py)
+    similarity_recipe: str = "similarity-v1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,15 +132,18 @@ BOOTSTRAP_POLICY = OverlapPolicy()
 #: stays; depth 20 is the largest k evaluated; the identifier-aware text preparation gained one
 #: query at @1 and one at @20 over plain words (docs/EVALUATION.md, "Variants"). Five of the 20
 #: places go to records sharing a declared plan target (bug reports declare none: not measurable
-#: there, so a quarter of the depth, by judgement). Frozen before its one holdout evaluation;
-#: locally selected, not validated (requirement 72): a change after it needs a new holdout.
+#: there, so a quarter of the depth, by judgement). 0.4.0 adds the pair similarities the review
+#: stage reads (``similarity_recipe``): candidates are unchanged. Frozen before its one holdout
+#: evaluation; locally selected, not validated (requirement 72): a change after it needs a new
+#: holdout.
 SHIPPED_POLICY = OverlapPolicy(
-    version="overlap-policy/0.3.0-hadoop-dev",
+    version="overlap-policy/0.4.0-hadoop-dev",
     text_prep="identifiers-v2",
     scope_slots=5,
     status="frozen",
     notes=(
         "RRF k=60, depth 20, identifiers-v2 text and 5 scope-source places locally selected on "
-        "GitBugs hadoop (dev); frozen before the seamonkey holdout"
+        "GitBugs hadoop (dev); similarity-v1 pair similarities for the review stage; frozen "
+        "before the seamonkey holdout"
     ),
 )

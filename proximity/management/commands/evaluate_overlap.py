@@ -136,7 +136,9 @@ class Command(BaseCommand):
             "methods": as_json_methods(evaluation),
         }
         if vectors is not None:
-            payload["queue"] = self._queue(records, created, queries, vectors, dataset.name)
+            payload["queue"] = self._queue(
+                records, created, queries, vectors, dataset.name, options["cache_dir"]
+            )
         if holdout:
             note = _ledger(dataset.name, SHIPPED_POLICY, getpass.getuser())
             self.stderr.write(note)
@@ -149,11 +151,19 @@ class Command(BaseCommand):
         queries: Any,
         vectors: Any,
         scope: str,
+        cache_dir: str | None,
     ) -> dict[str, Any]:
         """The shipped two stages: the pipeline's candidates in the shipped evidence order."""
         model = evidence_model()
+        objectives, _ = self._vectors(records, cache_dir, fields=("objective",))
         rows = training_rows(
-            pipeline_records(records), created, queries, vectors, policy=SHIPPED_POLICY, model=model
+            pipeline_records(records),
+            created,
+            queries,
+            vectors,
+            policy=SHIPPED_POLICY,
+            model=model,
+            objective_vectors=objectives,
         )
         budget = review_budget(scope)
         logits = np.array([r.logit for r in rows], dtype=np.float64)

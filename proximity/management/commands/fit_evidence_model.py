@@ -62,8 +62,12 @@ class Command(BaseCommand):
         groups = {m: g for g, c in enumerate(nx.connected_components(graph)) for m in c}
         embedder = SentenceEmbedder(settings.OVERLAP_EMBEDDING_MODEL_DIR or None)
         folder = options["cache_dir"] or Path(settings.VAR_DIR) / "embedding-cache"
+        objective = SentenceEmbedder(
+            settings.OVERLAP_EMBEDDING_MODEL_DIR or None, fields=("objective",)
+        )
         try:
             vectors = embed_records_cached(embedder, records, Path(folder))
+            objectives = embed_records_cached(objective, records, Path(folder))
         except EmbeddingUnavailableError as exc:
             raise CommandError(f"the dense ranker is needed to fit: {exc}") from exc
         prior = evidence_model()
@@ -75,6 +79,7 @@ class Command(BaseCommand):
             policy=SHIPPED_POLICY,
             model=prior,
             groups=groups,
+            objective_vectors=objectives,
         )
         data = f"GitBugs {dataset.name} ({len(queries)} duplicate queries)"
         if options["labels"]:

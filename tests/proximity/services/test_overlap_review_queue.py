@@ -14,6 +14,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from proximity.dashboard.kanban import task_card_view
+from proximity.engine.overlap.similarity import SIMILARITY_FEATURES
 from proximity.models import OverlapAdvisory, OverlapRun, Principal, TaskVersion
 from proximity.selectors.adjudications import adjudication_queue
 from proximity.selectors.board import board_task_cards
@@ -149,3 +150,38 @@ def test_a_run_under_a_policy_not_frozen_is_stored_shadow_only_and_not_delivered
     assert not shown & set(run.advisories.values_list("pk", flat=True))
     [shadow] = [c for c in cards if c.kind == "shadow"]
     assert str(run.advisories.count()) in shadow.unknown_reason
+
+
+def test_cards_show_the_pair_similarities_the_queue_was_ordered_by(demo):
+    """The three similarity features of issue 15's better queue are measured on real stored
+    runs (the bundled model), and each reaches the card's evidence terms with its weight."""
+    top = _top("FX-6B")
+    features = {f["name"]: f for f in top.features}
+    terms = {t["name"]: t for t in top.evidence["review"]["terms"]}
+    for name in SIMILARITY_FEATURES:
+        assert features[name]["status"] == "value", features[name]
+        assert 0.0 <= features[name]["value"] <= 1.0 + 1e-6
+        assert terms[name]["value"] == pytest.approx(features[name]["value"])
+        assert terms[name]["contribution"] == pytest.approx(
+            terms[name]["weight"] * terms[name]["value"]
+        )
+    assert terms["similarity.objective_cosine"]["weight"] > 0  # fitted, not a prior
+
+
+def test_a_version_stored_before_objective_vectors_gets_one_when_a_run_needs_it(demo):
+    """Versions from before migration 0015 have no objective vector: the next run that compares
+    them embeds and stores it once, and measures the same cosine as a fresh version would."""
+    query = TaskVersion.objects.get(record__task_id="FX-6B", superseded_at__isnull=True)
+    expected = {f["name"]: f["value"] for f in _top("FX-6B").features}
+    TaskVersion.objects.update(objective_embedding=None)
+    prepared = indexed_engine_call(query, query.declared_by)
+    result = prepared.call()
+    top = _top("FX-6B").version_b
+    again = next(a for a in result.advisories if a.candidate.work_version == top.work_version
+                 and a.candidate.task_id.endswith(f"#{top.record.task_id}"))  # fmt: skip
+    got = {f.name: f.value for f in again.features}
+    assert got["similarity.objective_cosine"] == pytest.approx(
+        expected["similarity.objective_cosine"], abs=1e-5
+    )
+    filled = TaskVersion.objects.filter(objective_embedding__isnull=False)
+    assert filled.count() == len(result.advisories) + 1  # the query and its candidates, no more
