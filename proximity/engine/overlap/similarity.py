@@ -142,18 +142,12 @@ def _objective(
     try:
         matrix = np.asarray(embed([query, *declared]))
         if matrix.shape[0] != len(declared) + 1 or not np.isfinite(matrix).all():
-            raise ValueError(f"{matrix.shape[0]} vectors for {len(declared) + 1} texts")
+            raise ValueError(f"{matrix.shape[0]} finite vectors for {len(declared) + 1} records")
     except Exception as exc:
         return _unavailable(name, f"{type(exc).__name__}: {exc}", len(cands))
-    cosine: dict[int, float] = {
-        id(c): float(v) for c, v in zip(declared, matrix[1:] @ matrix[0], strict=True)
-    }
-    return [
-        Feature(name, "value", cosine[id(c)])
-        if id(c) in cosine
-        else Feature(name, "unknown", None, "objective not declared by both")
-        for c in cands
-    ]
+    cosines = iter((matrix[1:] @ matrix[0]).tolist())  # in the order of ``declared``
+    unknown = Feature(name, "unknown", None, "objective not declared by both")
+    return [Feature(name, "value", next(cosines)) if c.objective else unknown for c in cands]
 
 
 def similarity_features(
