@@ -17,27 +17,12 @@ from proximity.engine.mergecheck.jsnames import is_open_module, js_problems, rel
 from proximity.engine.mergecheck.merge import merge_only
 from proximity.engine.mergecheck.model import Problem
 from proximity.engine.symbols.model import FileSymbols
-from proximity.sources.git._run import git
 from proximity.sources.limits import Limits
 
 __all__ = ["JS_LANGUAGES", "js_merge_problems"]
 
 JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 _CONFIGS = (*CONFIG_NAMES, "package.json")
-
-
-def _listing(cwd: str, env: Mapping[str, str], tree: str, limits: Limits) -> dict[str, str]:
-    """``{path: blob}`` of every regular file of ``tree`` (symlinks skipped)."""
-    _, out = git(
-        cwd, ["ls-tree", "-r", "-z", "--full-tree", tree], env=env, preexec=limits.preexec()
-    )
-    found = {}
-    for entry in out.split(b"\0"):
-        meta, _, raw = entry.partition(b"\t")
-        parts = meta.split()
-        if len(parts) == 3 and parts[1] == b"blob" and parts[0] != b"120000":
-            found[raw.decode("utf-8", "surrogateescape")] = parts[2].decode()
-    return found
 
 
 def _wanted(path: str) -> bool:
@@ -116,13 +101,13 @@ def js_merge_problems(
     """Problems of merged tree ``trees[2]`` that neither side (``trees[0]``, ``trees[1]``)
     has, and each tree's count. Trees without JavaScript or TypeScript cost one ``ls-tree``;
     only modules whose imports can differ between the trees are parsed."""
-    listings = [_listing(cwd, env, t, limits) for t in trees]
+    from proximity.sources.git.mergecheck import read_tree_blobs, tree_files  # it imports this
+
+    listings = [tree_files(cwd, env, t, limits) for t in trees]
     if not any(language_of(p) in JS_LANGUAGES for listing in listings for p in listing):
         return [], {}
     wanted = sorted({b for listing in listings for p, b in listing.items() if _wanted(p)})
     missing = [b for b in wanted if f"js-text:{b}" not in cache]
-    from proximity.sources.git.mergecheck import read_tree_blobs  # it imports this module
-
     for blob, text in read_tree_blobs(cwd, env, missing, limits).items():
         cache[f"js-text:{blob}"] = text
 

@@ -32,6 +32,7 @@ __all__ = [
     "MergeCheckRun",
     "read_tree_blobs",
     "run_merge_check",
+    "tree_files",
     "tree_listing",
     "worktree_trees",
 ]
@@ -121,24 +122,28 @@ def _merge_base(
     return out.decode().strip() or None if code == 0 else None
 
 
+def tree_files(cwd: str, env: Mapping[str, str], tree: str, limits: Limits) -> dict[str, str]:
+    """``{path: blob id}`` of every regular file of one tree (symlinks are not followed)."""
+    _, out = git(
+        cwd, ["ls-tree", "-r", "-z", "--full-tree", tree], env=env, preexec=limits.preexec()
+    )
+    found = {}
+    for entry in out.split(b"\0"):
+        meta, _, raw = entry.partition(b"\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == b"blob" and parts[0] != b"120000":
+            found[raw.decode("utf-8", "surrogateescape")] = parts[2].decode()
+    return found
+
+
 def tree_listing(
     cwd: str, env: Mapping[str, str], tree: str, limits: Limits
 ) -> tuple[dict[str, str], list[str]]:
     """``({python path: blob id}, [opaque module paths])`` of one tree."""
-    _, out = git(
-        cwd, ["ls-tree", "-r", "-z", "--full-tree", tree], env=env, preexec=limits.preexec()
-    )
     blobs, others = {}, []
-    for entry in out.split(b"\0"):
-        if not entry:
-            continue
-        meta, _, raw = entry.partition(b"\t")
-        mode, kind, blob = meta.split()
-        path = raw.decode("utf-8", "surrogateescape")
-        if kind != b"blob" or mode == b"120000":  # symlinks: not followed
-            continue
+    for path, blob in tree_files(cwd, env, tree, limits).items():
         if path.endswith(_NEEDED):
-            blobs[path] = blob.decode()
+            blobs[path] = blob
         elif path.endswith(_OPAQUE) or ".cpython-" in path:
             others.append(path)
     return blobs, others
