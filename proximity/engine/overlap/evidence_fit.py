@@ -40,6 +40,7 @@ __all__ = [
     "EvidenceFit",
     "TrainingRow",
     "fit_evidence_model",
+    "listwise_loss",
     "lookup_embedder",
     "queue_figures",
     "training_rows",
@@ -246,53 +247,62 @@ class _Fitted:
         return out
 
 
+def listwise_loss(
+    params: NDArray[np.float64],
+    z: NDArray[np.float64],
+    y: NDArray[np.float64],
+    queries: NDArray[np.int64],
+    l2: float,
+) -> tuple[float, NDArray[np.float64]]:
+    """Negative log-likelihood of the conditional logit and its gradient; ``params`` is the
+    weights then the intercept. Rows of a query are contiguous (``queries`` sorted).
+
+    Per query with two or more rows and a positive: ``-sum_i t_i log softmax(z w)_i`` with the
+    positives' share ``t`` as target (McFadden 1974). A query of one row: the logistic loss of
+    ``z w + b``. Plus ``l2 * |w|^2``.
+    """
+    w, b = params[:-1], params[-1]
+    s = z @ w
+    starts = np.flatnonzero(np.r_[True, queries[1:] != queries[:-1]])
+    ends = np.r_[starts[1:], queries.size]
+    total, grad_w, grad_b = l2 * float(w @ w), 2 * l2 * w, 0.0
+    for a, e in zip(starts.tolist(), ends.tolist(), strict=True):
+        if e - a == 1:
+            t = s[a] + b
+            prob = 1.0 / (1.0 + np.exp(-t))
+            total += float(np.logaddexp(0.0, t) - y[a] * t)
+            grad_w = grad_w + z[a] * (prob - y[a])
+            grad_b += float(prob - y[a])
+        elif y[a:e].any():
+            shifted = s[a:e] - s[a:e].max()
+            log_p = shifted - np.log(np.exp(shifted).sum())
+            target = y[a:e] / y[a:e].sum()
+            total -= float(target @ log_p)
+            grad_w = grad_w - z[a:e].T @ (target - np.exp(log_p))
+    return total, np.r_[grad_w, grad_b]
+
+
 def _listwise_fit(
     x: NDArray[np.float64], y: NDArray[np.bool_], queries: NDArray[np.int64], l2: float
 ) -> _Fitted:
-    """Conditional logit (McFadden 1974): per query, a softmax over its candidates, fitted to
-    put the duplicate first; this is the likelihood of recall-rate@1's event, where a pointwise
-    logistic loss spends its fit on telling negatives of *different* queries apart.
+    """Conditional logit (``listwise_loss``): per query, a softmax over its candidates, fitted
+    to put the duplicate first; this is the likelihood of recall-rate@1's event, where a
+    pointwise logistic loss spends its fit on telling negatives of *different* queries apart.
 
     A query with one row (an adjudicated pair) cannot be a softmax: it joins as a pointwise
-    logistic term with the intercept. L2 penalty ``l2 * |w|^2`` on standardised features.
+    logistic term with the intercept. L2 penalty on standardised features; the weights are
+    returned on the raw scale.
     """
     from scipy.optimize import minimize
 
     mu, sd = x.mean(axis=0), x.std(axis=0)
     sd[sd == 0] = 1.0
-    z = (x - mu) / sd
     order = np.argsort(queries, kind="stable")
-    zq, yq, qq = z[order], y[order].astype(np.float64), queries[order]
-    starts = np.flatnonzero(np.r_[True, qq[1:] != qq[:-1]])
-    sizes = np.diff(np.r_[starts, qq.size])
-    lists = [
-        (a, a + n) for a, n in zip(starts, sizes, strict=True) if n > 1 and yq[a : a + n].any()
-    ]
-    single = starts[sizes == 1].astype(np.intp)
-
-    def loss(params: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
-        w, b = params[:-1], params[-1]
-        s = zq @ w
-        total, grad_w, grad_b = l2 * float(w @ w), 2 * l2 * w, 0.0
-        for a, e in lists:
-            p = np.exp(s[a:e] - s[a:e].max())
-            p /= p.sum()
-            target = yq[a:e] / yq[a:e].sum()
-            total -= float(target @ np.log(np.maximum(p, 1e-300)))
-            grad_w = grad_w - zq[a:e].T @ (target - p)
-        if single.size:
-            t = s[single] + b
-            prob = 1.0 / (1.0 + np.exp(-t))
-            total += float(np.sum(np.logaddexp(0.0, t) - yq[single] * t))
-            grad_w = grad_w + zq[single].T @ (prob - yq[single])
-            grad_b = float(np.sum(prob - yq[single]))
-        return total, np.r_[grad_w, grad_b]
-
-    start = np.zeros(z.shape[1] + 1)
-    result = minimize(loss, start, jac=True, method="L-BFGS-B")
-    w_std, b = result.x[:-1], float(result.x[-1])
-    weights = w_std / sd
-    return _Fitted(weights, b - float(weights @ mu))
+    z, yq, qq = ((x - mu) / sd)[order], y[order].astype(np.float64), queries[order]
+    start = np.zeros(x.shape[1] + 1)
+    result = minimize(listwise_loss, start, args=(z, yq, qq, l2), jac=True, method="L-BFGS-B")
+    weights = result.x[:-1] / sd
+    return _Fitted(weights, float(result.x[-1]) - float(weights @ mu))
 
 
 def _signed_columns(
