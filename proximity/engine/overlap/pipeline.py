@@ -316,8 +316,9 @@ def run_overlap(
         The scope source (rows sharing a declared plan target), used when the policy keeps
         ``scope_slots`` for it; its outage costs those places only, never the run.
     objective_embedder : callable, optional
-        Embeds objectives for the ``similarity.objective_cosine`` feature (``similarity``);
-        without one that feature is ``unavailable``.
+        The objectives' vectors of the query and its candidates, for the
+        ``similarity.objective_cosine`` feature (``similarity``); without one that feature is
+        ``unavailable``.
 
     Returns
     -------
