@@ -64,6 +64,17 @@ VARIANTS = (
 )
 
 
+def record_vectors(
+    records: Sequence[TaskRecord], cache_dir: str | None, *, fields: Sequence[str]
+) -> Any:
+    """The records' vectors for ``fields`` (the bundled model unless settings name another),
+    through the on-disk cache (``var/embedding-cache`` unless ``cache_dir``); raises
+    ``EmbeddingUnavailableError`` when the model cannot load."""
+    embedder = SentenceEmbedder(settings.OVERLAP_EMBEDDING_MODEL_DIR or None, fields=fields)
+    folder = Path(cache_dir) if cache_dir else Path(settings.VAR_DIR) / "embedding-cache"
+    return embed_records_cached(embedder, records, folder)
+
+
 def _ledger(dataset: str, policy: OverlapPolicy, who: str) -> str:
     """Log a holdout evaluation in the ledger the evaluation engine replays."""
     status = holdout_evaluation_record(dataset, policy.digest, who)
@@ -199,17 +210,13 @@ class Command(BaseCommand):
         fields: tuple[str, ...] | None = None,
         chars: int | None = None,
     ) -> tuple[Any, str | None]:
-        embedder = SentenceEmbedder(
-            settings.OVERLAP_EMBEDDING_MODEL_DIR or None, fields=fields or INDEXABLE_FIELDS
-        )
         if chars is not None:
             records = [
                 dataclasses.replace(r, deliverable=(r.deliverable or "")[:chars] or None)
                 for r in records
             ]
-        folder = Path(cache_dir) if cache_dir else Path(settings.VAR_DIR) / "embedding-cache"
         try:
-            return embed_records_cached(embedder, records, folder), None
+            return record_vectors(records, cache_dir, fields=fields or INDEXABLE_FIELDS), None
         except EmbeddingUnavailableError as exc:
             return None, f"dense-retrieval-unavailable: {exc}"
 

@@ -13,17 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import networkx as nx
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from proximity.engine.overlap import SHIPPED_POLICY
 from proximity.engine.overlap.evidence_fit import fit_evidence_model, training_rows
-from proximity.management.commands.evaluate_overlap import HOLDOUT_DATASETS
+from proximity.engine.overlap.policy import INDEXABLE_FIELDS
+from proximity.management.commands.evaluate_overlap import HOLDOUT_DATASETS, record_vectors
 from proximity.services.overlap_evidence import evidence_model
 from proximity.sources.embedding import (
     EmbeddingUnavailableError,
-    SentenceEmbedder,
-    embed_records_cached,
 )
 from proximity.sources.gitbugs import (
     GitBugsFormatError,
@@ -60,14 +58,9 @@ class Command(BaseCommand):
         graph: nx.Graph[str] = nx.Graph()
         graph.add_edges_from(dataset.pairs)
         groups = {m: g for g, c in enumerate(nx.connected_components(graph)) for m in c}
-        embedder = SentenceEmbedder(settings.OVERLAP_EMBEDDING_MODEL_DIR or None)
-        folder = options["cache_dir"] or Path(settings.VAR_DIR) / "embedding-cache"
-        objective = SentenceEmbedder(
-            settings.OVERLAP_EMBEDDING_MODEL_DIR or None, fields=("objective",)
-        )
         try:
-            vectors = embed_records_cached(embedder, records, Path(folder))
-            objectives = embed_records_cached(objective, records, Path(folder))
+            vectors = record_vectors(records, options["cache_dir"], fields=INDEXABLE_FIELDS)
+            objectives = record_vectors(records, options["cache_dir"], fields=("objective",))
         except EmbeddingUnavailableError as exc:
             raise CommandError(f"the dense ranker is needed to fit: {exc}") from exc
         prior = evidence_model()
