@@ -57,6 +57,19 @@ def text_of(cache: Mapping[str, object], blob: str) -> str:
     return str(cache.get(f"js-text:{blob}", ""))
 
 
+def _is_open(cache: MutableMapping[str, object], blob: str) -> bool:
+    """``is_open_module`` of a blob, kept beside its text: the three trees share most blobs,
+    and the check cache outlives one check."""
+    key = f"js-open:{blob}"
+    known = cache.get(key)
+    if known is None:
+        text = cache.get(f"js-text:{blob}")
+        known = is_open_module(str(text or ""))
+        if text is not None:  # the cache may have been cleared whole since the text was read
+            cache[key] = known
+    return bool(known)
+
+
 _STAR = re.compile(r"\bexport\s*\*\s*from\b")
 
 
@@ -120,7 +133,7 @@ def js_merge_problems(
     found = []
     for listing, config in zip(listings, configs, strict=True):
         modules = {p: b for p, b in listing.items() if language_of(p) in JS_LANGUAGES}
-        open_modules = frozenset(p for p in modules if is_open_module(text_of(cache, modules[p])))
+        open_modules = frozenset(p for p, b in modules.items() if _is_open(cache, b))
         mine = sorted(importers.intersection(modules))
         found.append(
             js_problems(_Parsed(modules, cache), frozenset(listing), config, open_modules, mine)
