@@ -6,11 +6,12 @@ index on its vectors), and every advisory it emits is scored by ``evidence_terms
 means the same thing when fitted as when a run serves it. A row's label is whether the candidate
 is an earlier member of the query's duplicate group; adjudicated pairs can join as extra rows.
 
-The coefficients are an L2 logistic regression (scikit-learn); the regularisation is chosen by
-cross-validation with folds grouped by duplicate group (two queries of one group never sit on
-both sides of a split), and the Platt map is fitted on the out-of-fold logits, so the reported
-queue figures are out-of-fold, never in-sample. Features the data never observes keep the prior
-model's weights and are named as such in the artefact.
+The coefficients are a listwise fit (a conditional logit over each query's candidates,
+``listwise_loss``; an adjudicated pair, a query of one row, is a logistic term); the L2 penalty
+is chosen by cross-validation with folds grouped by duplicate group (two queries of one group
+never sit on both sides of a split), and the Platt map is fitted on the out-of-fold logits, so
+the reported queue figures are out-of-fold, never in-sample. Features the data never observes
+keep the prior model's weights and are named as such in the artefact.
 """
 
 from __future__ import annotations

@@ -78,8 +78,9 @@ def objective_idf_overlap(
 ) -> float | None:
     """Share of the query terms' IDF mass that the candidate's terms hold: in [0, 1].
 
-    A term the corpus does not hold weighs as the rarest (``df`` 0) would; ``None`` when the query
-    has no term to weigh.
+    A term missing from ``idf`` weighs 0 (the rankers' ``idf`` names every term asked, with
+    ``df`` 0, the rarest weight, for one the corpus does not hold); ``None`` when the query has
+    no term to weigh.
 
     >>> objective_idf_overlap(["a", "b"], ["b"], {"a": 1.0, "b": 3.0})
     0.75
