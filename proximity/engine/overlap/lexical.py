@@ -34,8 +34,10 @@ __all__ = [
     "BM25Index",
     "BM25Ranker",
     "bm25_scores_reference",
+    "case_parts",
     "declared_targets",
     "document_tokens",
+    "identifier_pieces",
     "identifier_tokens",
     "lucene_idf",
     "query_terms",
@@ -69,15 +71,27 @@ def tokenize(text: str) -> list[str]:
     return [t for t in _TOKEN.findall(text.lower()) if t not in _STOP]
 
 
+def identifier_pieces(text: str) -> list[list[str]]:
+    """Each word of ``text`` (identifier characters included) as its separated pieces: split on
+    dots, slashes, colons, dashes and underscores, case kept. ``a.b_cD x`` gives
+    ``[[a, b, cD], [x]]``."""
+    words = (m.group(0).strip("./:-\\") for m in _WORDISH.finditer(text))
+    return [[p for p in _SEPARATORS.split(word) if p] for word in words]
+
+
+def case_parts(piece: str) -> list[str]:
+    """The parts of one piece split on case changes and digits: ``HTTPServer2`` gives
+    ``HTTP Server 2``."""
+    return _CASE_PARTS.findall(piece)
+
+
 def identifier_tokens(text: str) -> list[str]:
     """Identifier-aware tokens: each word split on dots, slashes, dashes, underscores and case
     changes, and each separated piece of a compound kept whole too; stop words and single
     characters dropped. ``HTTPServer2`` gives ``http server httpserver2``."""
     out: list[str] = []
-    for match in _WORDISH.finditer(text):
-        word = match.group(0).strip("./:-\\")
-        pieces = [p for p in _SEPARATORS.split(word) if p]
-        parts = [c.lower() for p in pieces for c in _CASE_PARTS.findall(p)]
+    for pieces in identifier_pieces(text):
+        parts = [c.lower() for p in pieces for c in case_parts(p)]
         tokens = [t for t in parts if len(t) > 1 and t not in _STOP]
         if len(parts) > 1:
             seen = set(tokens)

@@ -16,18 +16,25 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import Stemmer
 from numpy.typing import NDArray
 
 from proximity.engine.evaluation.recall_rate import DuplicateQuery, recall_rate_at_k
 from proximity.engine.overlap.evidence import declared_scope
 from proximity.engine.overlap.fusion import reciprocal_rank_fusion
-from proximity.engine.overlap.lexical import document_tokens, identifier_tokens, tokenize
+from proximity.engine.overlap.lexical import (
+    case_parts,
+    document_tokens,
+    identifier_pieces,
+    identifier_tokens,
+    tokenize,
+)
 from proximity.engine.overlap.policy import OverlapPolicy
 from proximity.engine.overlap.rankers import top_by_score
 from proximity.engine.overlap.records import TaskRecord
 from proximity.engine.overlap.retrieval_eval import bm25_prefix_scores
 
-__all__ = ["TOKENIZERS", "Variant", "evaluate_variant", "scope_tokens"]
+__all__ = ["TOKENIZERS", "Variant", "evaluate_variant", "initialisms", "scope_tokens"]
 
 Tokenizer = Callable[[TaskRecord], list[str]]
 
@@ -47,12 +54,47 @@ def _identifiers_everywhere(record: TaskRecord) -> list[str]:
     return identifier_tokens(text)
 
 
+def initialisms(text: str) -> list[str]:
+    """The initials of each camel-case name of two or more word parts, lower-cased:
+    ``AzureBlobFileSystem.open`` gives ``abfs``, ``DFSClient`` ``dc``; each dotted, slashed or
+    snake piece stands alone, and names with digits give none. Code search tools match an
+    abbreviation to the name it abbreviates this way."""
+    out: list[str] = []
+    for piece in (p for pieces in identifier_pieces(text) for p in pieces):
+        parts = case_parts(piece)
+        if len(parts) > 1 and all(c[0].isalpha() for c in parts):
+            out.append("".join(c[0] for c in parts).lower())
+    return out
+
+
+_SNOWBALL = Stemmer.Stemmer("english")
+
+
+def _stems(tokens: list[str]) -> list[str]:
+    return [str(t) for t in _SNOWBALL.stemWords(tokens)]
+
+
+def _stemmed(record: TaskRecord) -> list[str]:
+    return _stems(document_tokens(record, prep="identifiers-v2"))
+
+
+def _with_initialisms(record: TaskRecord) -> list[str]:
+    return document_tokens(record, prep="identifiers-v2") + initialisms(record.objective or "")
+
+
+def _stemmed_with_initialisms(record: TaskRecord) -> list[str]:
+    return _stems(_with_initialisms(record))
+
+
 #: Lexical text preparations compared (the first two are ``TEXT_PREPS``).
 TOKENIZERS: Mapping[str, Tokenizer] = {
     "words-v1": lambda r: document_tokens(r, prep="words-v1"),
     "identifiers-v2": lambda r: document_tokens(r, prep="identifiers-v2"),
     "words, objective twice": _objective_twice,
     "identifiers in every field": _identifiers_everywhere,
+    "identifiers-v2, Snowball stems": _stemmed,
+    "identifiers-v2 + initialisms of the objective's names": _with_initialisms,
+    "identifiers-v2 + initialisms, Snowball stems": _stemmed_with_initialisms,
 }
 
 

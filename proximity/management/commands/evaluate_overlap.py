@@ -61,6 +61,9 @@ VARIANTS = (
     Variant("identifiers-v2", "objective + 600 chars"),
     Variant("words-v1", "objective + 300 chars"),
     Variant("identifiers-v2", "full record", scope_list=True),
+    Variant("identifiers-v2, Snowball stems", "full record"),
+    Variant("identifiers-v2 + initialisms of the objective's names", "full record"),
+    Variant("identifiers-v2 + initialisms, Snowball stems", "full record"),
 )
 
 
