@@ -79,7 +79,7 @@ def _layout() -> html.Div:
     # The first scene, kanban, agent list and agent panel are rendered into the layout: no callback
     # round trip on load.
     first = repos[0] if repos else None
-    figure, coverage, scene_key = _scene(first, list(DEFAULT_BANDS), None, "all", None, None)
+    figure, coverage, state, scene_key = _scene(first, list(DEFAULT_BANDS), None, "all", None, None)
     kanban, kanban_key = _kanban(first, list(DEFAULT_BANDS), None, "all", None, None, None)
     return html.Div(
         [
@@ -92,7 +92,13 @@ def _layout() -> html.Div:
             ),
             html.P(notice, id="notice", role="status"),
             _filters(repos, _agent_options(first)),
-            html.Div(coverage, id="coverage", role="status", **aria({"aria-live": "polite"})),
+            html.Div(
+                coverage,
+                id="coverage",
+                className=state,
+                role="status",
+                **aria({"aria-live": "polite"}),
+            ),
             html.Main(
                 [
                     html.Section(
@@ -137,7 +143,9 @@ def _scene(
     window: str | None,
     selected: str | None,
     previous: str | None,
-) -> tuple[Any, Any, Any]:
+) -> tuple[Any, Any, Any, Any]:
+    """The scene, the coverage line, its state (``Coverage.status``, which colours the line) and
+    the key that lets a refresh without a new scan send nothing."""
     principal = _viewer()
     scene = (
         board_scene(principal, repo, since=_since(window), files_of=selected)
@@ -146,20 +154,20 @@ def _scene(
     )
     if scene is None:
         empty = {"data": [], "layout": {"title": {"text": "nothing visible"}}}
-        return empty, "Coverage: unknown.", None
+        return empty, "Coverage: unknown.", "unknown", None
     # An interval refresh with the same scan and filters sends nothing: the camera stays put and
     # the refresh costs a few hundred bytes instead of the whole scene.
     key = _digest(repo, bands, agent, window, selected, scene.generated_at, scene.coverage,
                   [a.agent_id for a in scene.agents])  # fmt: skip
     if key == previous:
-        return no_update, no_update, no_update
+        return no_update, no_update, no_update, no_update
     figure = airspace_figure(scene, bands=bands or [], agent=agent, selected=selected)
     status = (
         "Coverage: ok."
         if scene.coverage.status == "ok"
         else (f"Coverage {scene.coverage.status}: {scene.coverage.message}")
     )
-    return figure, status, key
+    return figure, status, scene.coverage.status, key
 
 
 def _agent_panel(repo: str | None, selected: str | None, window: str | None) -> Any:
@@ -195,6 +203,7 @@ def _register(app: Dash) -> None:
     app.callback(
         Output("airspace", "figure"),
         Output("coverage", "children"),
+        Output("coverage", "className"),
         Output("scene-key", "data"),
         *filters,
         Input("selected-agent", "data"),

@@ -172,8 +172,8 @@ def _evidence_view(card: TaskCard) -> list[Any]:
         for e in card.evidence
     ]
     head = (
-        f"Queue #{card.queue_rank} · evidence {card.score:.2f} "
-        f"(locally selected, not validated; model {card.evidence_model})"
+        f"Queue #{card.queue_rank} · evidence {card.score:.2f} · model {card.evidence_model} · "
+        "locally selected, not validated"
     )
     return [html.P(head, className="evidence"), html.Ul(terms, className="evidence-terms")]
 

@@ -46,7 +46,7 @@ def _pair_card(r: OverlapAdvisory, held: dict[int, int]) -> TaskCard:
         open_url=reverse("admin:proximity_overlapadvisory_label", args=[r.pk]),
         queue_rank=r.queue_rank,
         score=r.evidence_score,
-        evidence_model=f"{review.get('version', '')} ({review.get('status', '')})",
+        evidence_model=", ".join(v for v in (review.get("version"), review.get("status")) if v),
         evidence=_evidence(review),
         held_back=held.get(r.run_id, 0) if first else 0,
         more_url=_more_url(r.run_id) if first and held.get(r.run_id) else "",

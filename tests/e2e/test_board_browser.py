@@ -84,6 +84,20 @@ def test_clicking_an_agent_highlights_its_files_and_lists_its_advisories(board_s
     )
 
 
+@pytest.mark.parametrize("width", [1366, 1024])
+def test_board_fits_a_laptop_screen_without_sideways_scrolling(board_server, demo, page, width):
+    page.set_viewport_size({"width": width, "height": 800})
+    _open_board(page, board_server)
+    overflow = page.evaluate(
+        """() => ({page: document.documentElement.scrollWidth - window.innerWidth,
+                   columns: Array.from(document.querySelectorAll('#kanban .column'))
+                     .filter(c => c.getBoundingClientRect().right > window.innerWidth + 1)
+                     .map(c => c.id)})"""
+    )
+    assert overflow == {"page": 0, "columns": []}
+    assert page.locator("#col-tasks").is_visible()
+
+
 def test_kanban_works_with_the_keyboard(board_server, demo, page):
     _open_board(page, board_server)
     first = page.locator("#col-resolution .card").first

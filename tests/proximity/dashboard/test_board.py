@@ -78,7 +78,7 @@ def _scene(site, repo, previous=None):
         {"id": "tick", "property": "n_intervals", "value": 1},
     ]
     state = [{"id": "scene-key", "property": "data", "value": previous}]
-    output = "..airspace.figure...coverage.children...scene-key.data.."
+    output = "..airspace.figure...coverage.children...coverage.className...scene-key.data.."
     response = callback(site, output, [*_inputs(repo), *extra], state)
     assert response.status_code == 200, response.get_data(as_text=True)[:500]
     return response.get_json()["response"]
@@ -136,7 +136,19 @@ def test_scene_has_files_agents_and_a_resolution_link(login, seeded, lead, user_
     names = [t["name"] for t in out["airspace"]["figure"]["data"]]
     assert names[:2] == ["files (colour = folder)", "agents"]
     assert any(n.startswith("Resolution Advisory") for n in names)
-    assert out["coverage"]["children"] == "Coverage: ok."
+    assert out["coverage"] == {"children": "Coverage: ok.", "className": "ok"}
+
+
+def test_scene_behind_the_newest_report_is_degraded_and_says_so(login, seeded, lead, user_of):
+    # a report after the last scan: the board may not say "ok" (its colour is the warning's)
+    files = [file_entry("src/core.py", [[1, 50]], excerpt="web:+ later")]
+    later = timezone.now() + timezone.timedelta(minutes=30)
+    working_set_report(
+        principal=lead.principal, report=WorkingSetReport("web", "a1", files, []), now=later
+    )
+    out = _scene(login(user_of(lead)), "web")
+    assert out["coverage"]["className"] == "degraded"
+    assert out["coverage"]["children"].startswith("Coverage degraded:")
 
 
 def test_a_layout_request_reads_the_session_once(login, seeded, lead, user_of):
@@ -173,6 +185,7 @@ def test_scene_without_a_scan_says_unknown(login, lead, user_of):
     make_repository("empty", scope="team-a")
     out = _scene(login(user_of(lead)), "empty")
     assert "unknown" in out["coverage"]["children"]
+    assert out["coverage"]["className"] == "unknown"
 
 
 def _ack(site, advisory_id):

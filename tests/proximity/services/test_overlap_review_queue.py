@@ -88,7 +88,9 @@ def test_the_board_column_shows_the_queue_with_the_held_back_count(demo):
     assert top.evidence  # features and their contributions on the card
     assert top.more_url.endswith(f"run={_top('FX-6B').run_id}&held=yes")
     text = str(task_card_view(top).to_plotly_json())
-    assert "evidence" in text
+    assert f"Queue #1 · evidence {top.score:.2f} · model evidence-model/" in text
+    assert ", fitted on GitBugs hadoop" in text
+    assert "locally selected, not validated" in text  # requirement 72, on every card
     assert "more candidate(s) for this task" in text
 
 
