@@ -160,6 +160,14 @@ def card_view(card: Card) -> html.Article:
     )
 
 
+def probability_text(p: float) -> str:
+    """A calibrated probability as a lead reads it: whole percents from 10%, one decimal below,
+    "<0.1%" under that (most pairs of a task without a duplicate sit there; "0.00" says less)."""
+    if p < 0.001:
+        return "<0.1%"
+    return f"{p:.0%}" if p >= 0.1 else f"{p:.1%}"
+
+
 def _evidence_view(card: TaskCard) -> list[Any]:
     """Why this pair is where it is in the queue: the model, its score and the main terms."""
     if card.score is None:
@@ -172,7 +180,8 @@ def _evidence_view(card: TaskCard) -> list[Any]:
         for e in card.evidence
     ]
     head = (
-        f"Queue #{card.queue_rank} · evidence {card.score:.2f} · model {card.evidence_model} · "
+        f"Queue #{card.queue_rank} · duplicate probability {probability_text(card.score)} · "
+        f"model {card.evidence_model} · "
         "locally selected, not validated"
     )
     return [html.P(head, className="evidence"), html.Ul(terms, className="evidence-terms")]

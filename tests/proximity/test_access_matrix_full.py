@@ -545,7 +545,7 @@ def _board_callbacks() -> dict[str, dict[str, Any]]:
 
 # Every board callback (by its output key) and what a hidden-scope call must not produce.
 BOARD_MATRIX = {
-    "..airspace.figure...coverage.children...scene-key.data..": "scene",
+    "..airspace.figure...coverage.children...coverage.className...scene-key.data..": "scene",
     "..kanban.children...kanban-key.data..": "kanban",
     "agent.options": "agent options",
     "selected-agent.data": "selection",

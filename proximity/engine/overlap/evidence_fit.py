@@ -12,6 +12,13 @@ is chosen by cross-validation with folds grouped by duplicate group (two queries
 never sit on both sides of a split), and the Platt map is fitted on the out-of-fold logits, so
 the reported queue figures are out-of-fold, never in-sample. Features the data never observes
 keep the prior model's weights and are named as such in the artefact.
+
+Calibration covers every new task, not only duplicates: the coefficients learn only from queries
+that have an earlier duplicate (a softmax needs a positive), but a card's probability is read for
+any task. The Platt map is therefore fitted on the duplicate queries' out-of-fold logits *and* on
+the candidates of a uniform sample of the other queries (labels all false, each weighted by its
+inverse inclusion probability), so the probability means "this pair is a duplicate" over the
+population of runs, not "given that this task has a duplicate somewhere".
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from proximity.engine.evaluation.calibration import fit_platt
+from proximity.engine.evaluation.calibration import PlattMap, fit_platt
 from proximity.engine.evaluation.recall_rate import DuplicateQuery
 from proximity.engine.overlap.dense import DenseIndex, DenseRanker
 from proximity.engine.overlap.evidence import EVIDENCE_FEATURES, EvidenceModel, evidence_terms
@@ -38,8 +45,12 @@ from proximity.engine.overlap.snapshot import PoolSnapshot
 
 __all__ = [
     "L2_GRID",
+    "Background",
     "EvidenceFit",
     "TrainingRow",
+    "background_rows",
+    "background_sample",
+    "calibration_figures",
     "fit_evidence_model",
     "listwise_loss",
     "lookup_embedder",
@@ -173,6 +184,53 @@ def training_rows(
     return tuple(out)
 
 
+@dataclass(frozen=True, slots=True)
+class Background:
+    """Rows of sampled queries without an earlier duplicate, and how they were sampled."""
+
+    rows: tuple[TrainingRow, ...]
+    queries: int
+    inclusion: float
+    frame: str
+
+
+def background_rows(
+    records: Sequence[TaskRecord],
+    created: Sequence[float],
+    queries: Sequence[DuplicateQuery],
+    vectors: NDArray[np.float32],
+    *,
+    size: int,
+    policy: OverlapPolicy,
+    model: EvidenceModel,
+    objective_vectors: NDArray[np.float32] | None = None,
+    seed: int = 0,
+) -> Background:
+    """The runs of a uniform sample of the records that are not duplicate queries but have an
+    earlier record to compare with (the frame), as rows labelled false: what calibrates a
+    probability for every new task rather than for duplicates only."""
+    times = np.asarray(created, dtype=np.float64)
+    first = times.min() if times.size else 0.0
+    asked = {q.query_id for q in queries}
+    frame = [r.task_id for r, t in zip(records, times, strict=True) if t > first]
+    frame = [i for i in frame if i not in asked]
+    picked, inclusion = background_sample(frame, size, seed=seed)
+    rows = training_rows(
+        records,
+        created,
+        [DuplicateQuery(i, frozenset()) for i in picked],
+        vectors,
+        policy=policy,
+        model=model,
+        objective_vectors=objective_vectors,
+    )
+    described = (
+        f"{len(frame)} records with an earlier record that are not duplicate queries, "
+        f"{len(picked)} drawn uniformly (seed {seed})"
+    )
+    return Background(rows, len(picked), inclusion, described)
+
+
 def queue_figures(
     rows: Sequence[TrainingRow],
     scores: NDArray[np.float64],
@@ -205,6 +263,54 @@ def queue_figures(
             "cards": cards,
         }
     return {"queries": n, **recall, "queue": queue}
+
+
+#: Probability bins of the reliability table (upper bounds; the last bin includes 1.0).
+CALIBRATION_BINS = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0)
+
+
+def background_sample(frame: Sequence[str], size: int, *, seed: int = 0) -> tuple[list[str], float]:
+    """A uniform sample without replacement of ``size`` query ids from ``frame`` and its
+    inclusion probability (requirement 62). The frame is sorted first, so the sample depends on
+    the frame and the seed only; ``size`` at or above the frame's takes all of it."""
+    ids = sorted(set(frame))
+    if size < 0:
+        raise ValueError(f"size must be >= 0, got {size}")
+    if not ids or size == 0:
+        return [], 0.0
+    if size >= len(ids):
+        return ids, 1.0
+    picked = np.random.default_rng(seed).choice(len(ids), size=size, replace=False)
+    return [ids[i] for i in sorted(picked.tolist())], size / len(ids)
+
+
+def calibration_figures(
+    probabilities: NDArray[np.float64], labels: NDArray[np.bool_], weights: NDArray[np.float64]
+) -> dict[str, Any]:
+    """Weighted Brier score and a reliability table (per probability bin: weighted pairs, mean
+    probability, observed duplicate rate). Weights undo a sample's inclusion probability."""
+    p = np.asarray(probabilities, dtype=np.float64)
+    y = np.asarray(labels, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    if p.size == 0 or w.sum() <= 0:
+        return {"pairs": 0, "brier": None, "reliability": []}
+    table = []
+    low = 0.0
+    for high in CALIBRATION_BINS:
+        inside = (p >= low) & ((p < high) if high < 1.0 else (p <= high))
+        mass = float(w[inside].sum())
+        table.append(
+            {
+                "bin": f"[{low:g}, {high:g}{']' if high == 1.0 else ')'}",
+                "weightedPairs": round(mass, 1),
+                "meanProbability": float(w[inside] @ p[inside] / mass) if mass else None,
+                "observedRate": float(w[inside] @ y[inside] / mass) if mass else None,
+            }
+        )
+        low = high
+    brier = float(w @ (p - y) ** 2 / w.sum())
+    return {"pairs": int(p.size), "weightedPairs": round(float(w.sum()), 1), "brier": brier,
+            "reliability": table}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,9 +462,10 @@ def fit_evidence_model(
     budget: int = 3,
     folds: int = 10,
     l2_grid: Sequence[float] = L2_GRID,
+    background: Background | None = None,
 ) -> EvidenceFit:
-    """Choose the L2 penalty by grouped cross-validation, calibrate on out-of-fold logits, refit
-    on all rows.
+    """Choose the L2 penalty by grouped cross-validation, calibrate on out-of-fold logits (and
+    the background's), refit on all rows.
 
     Parameters
     ----------
@@ -367,7 +474,16 @@ def fit_evidence_model(
     prior : the model whose weights stand for features the data never observes
     version, data : the new model's version and a short name of its training data
     budget : the queue budget the selection objective reads
+    background : ``background_rows``, sampled queries without an earlier duplicate; they
+        calibrate (each row weighted by the inverse inclusion probability) and never train
+        the coefficients
     """
+    extra = background.rows if background else ()
+    inclusion = background.inclusion if background and extra else 1.0
+    if any(r.label for r in extra):
+        raise ValueError("background: rows of queries without a duplicate only (no true label)")
+    if not 0.0 < inclusion <= 1.0:
+        raise ValueError(f"background: inclusion probability must be in (0, 1], got {inclusion}")
     if not any(r.label for r in rows) or all(r.label for r in rows):
         raise ValueError("rows: both labels are needed to fit the evidence model")
     observed = _observed(rows)
@@ -385,13 +501,32 @@ def fit_evidence_model(
     # ties: the stronger penalty (the simpler model)
     best = max(l2_grid, key=lambda v: (_objective(by_l2[v][1], budget), v))
     oof_logits, oof, columns = by_l2[best]
-    platt = fit_platt(oof_logits, y)
     x = x_all[:, [observed.index(k) for k in columns]]
     final = _listwise_fit(x, y, query_of, best)
     fitted = {EVIDENCE_FEATURES[c]: float(w) for c, w in zip(columns, final.weights, strict=True)}
     against = {EVIDENCE_FEATURES[c]: 0.0 for c in observed if c not in columns}
     priors = {n: w for n, w in prior.weights if n not in fitted and n not in against}
-    probs = 1.0 / (1.0 + np.exp(np.clip(platt.a * oof_logits + platt.b, -500, 500)))
+    # A served logit also carries the prior-weighted terms (a feature the fit could not learn
+    # but a row may still hold, constant or not): calibrate on the logit a card will have.
+    prior_cols = [EVIDENCE_FEATURES.index(n) for n in priors]
+    prior_w = np.array(list(priors.values()), dtype=np.float64)
+
+    def served(logits: NDArray[np.float64], of: Sequence[TrainingRow]) -> NDArray[np.float64]:
+        return logits + _design(of, prior_cols) @ prior_w if prior_cols else logits
+
+    # the background never trained a fold or the final model: its logits are out-of-sample
+    bg_logits = served(final.logits(_design(extra, columns)), extra) if extra else np.zeros(0)
+    cal_logits = np.r_[served(oof_logits, rows), bg_logits]
+    cal_labels = np.r_[y, np.zeros(len(extra), dtype=np.bool_)]
+    cal_weights = np.r_[np.ones(len(y)), np.full(len(extra), 1.0 / inclusion)]
+    platt = fit_platt(cal_logits, cal_labels, weights=cal_weights)
+    probs = PlattMap(platt.a, platt.b)(cal_logits[: len(y)])
+    calibrated_on = (
+        f"the out-of-fold logits and {background.queries} sampled queries without a duplicate "
+        f"({background.frame}; inclusion probability {inclusion:.4f})"
+        if background and extra
+        else "the out-of-fold logits of the duplicate queries only"
+    )
     model = EvidenceModel(
         version=version,
         status=f"fitted on {data}",
@@ -402,7 +537,7 @@ def fit_evidence_model(
         notes=(
             f"Listwise (conditional logit) fit, L2 {best} on standardised features chosen by "
             f"{len(folds_)}-fold cross-validation grouped by duplicate group on {data}; Platt "
-            f"map fitted on out-of-fold logits. Fitted: {', '.join(sorted(fitted))}. Weight 0 "
+            f"map fitted on {calibrated_on}. Fitted: {', '.join(sorted(fitted))}. Weight 0 "
             f"(fitted against its direction): {', '.join(sorted(against)) or 'none'}. Prior "
             f"weights (never observed in the data, kept from {prior.version}): "
             f"{', '.join(sorted(priors)) or 'none'}. "
@@ -423,5 +558,11 @@ def fit_evidence_model(
             rows, -np.array([r.fused_position for r in rows], float), queries
         ),
         "brierOutOfFold": float(np.mean((probs - y) ** 2)),
+        "calibration": {
+            "fittedOn": calibrated_on,
+            "backgroundQueries": background.queries if background and extra else 0,
+            "inclusionProbability": inclusion if extra else None,
+            **calibration_figures(PlattMap(platt.a, platt.b)(cal_logits), cal_labels, cal_weights),
+        },
     }
     return EvidenceFit(model, report)

@@ -18,8 +18,14 @@ import numpy as np
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from proximity.engine.evaluation.calibration import PlattMap
 from proximity.engine.overlap import SHIPPED_POLICY, OverlapPolicy, TaskRecord
-from proximity.engine.overlap.evidence_fit import queue_figures, training_rows
+from proximity.engine.overlap.evidence_fit import (
+    background_rows,
+    calibration_figures,
+    queue_figures,
+    training_rows,
+)
 from proximity.engine.overlap.policy import INDEXABLE_FIELDS
 from proximity.engine.overlap.retrieval_eval import (
     CONVEX_ALPHA,
@@ -98,6 +104,12 @@ class Command(BaseCommand):
         parser.add_argument("--tune", action="store_true", help="grid-search k and alpha (dev)")
         parser.add_argument("--cache-dir", default=None, help="embedding cache folder")
         parser.add_argument(
+            "--background",
+            type=int,
+            default=300,
+            help="queries without a duplicate sampled for the queue's calibration figures",
+        )
+        parser.add_argument(
             "--variants", action="store_true", help="compare candidate-stage variants (dev)"
         )
 
@@ -106,6 +118,8 @@ class Command(BaseCommand):
         holdout = name.lower() in HOLDOUT_DATASETS  # decided before a single row is read
         if holdout and (options["tune"] or options["variants"]):
             raise CommandError(f"{name} is a holdout: no tuning decision may use it")
+        if options["background"] < 0:
+            raise CommandError("--background must be >= 0")
         if holdout and not options["holdout"]:
             raise CommandError(f"{name} is a holdout: pass --holdout to evaluate and log it")
         try:
@@ -151,7 +165,13 @@ class Command(BaseCommand):
         }
         if vectors is not None:
             payload["queue"] = self._queue(
-                records, created, queries, vectors, dataset.name, options["cache_dir"]
+                records,
+                created,
+                queries,
+                vectors,
+                dataset.name,
+                options["cache_dir"],
+                options["background"],
             )
         if holdout:
             note = _ledger(dataset.name, SHIPPED_POLICY, getpass.getuser())
@@ -166,12 +186,16 @@ class Command(BaseCommand):
         vectors: Any,
         scope: str,
         cache_dir: str | None,
+        background_size: int,
     ) -> dict[str, Any]:
-        """The shipped two stages: the pipeline's candidates in the shipped evidence order."""
+        """The shipped two stages: the pipeline's candidates in the shipped evidence order, and
+        how well the shipped probabilities are calibrated over the duplicate queries and a
+        sample of the other queries (weighted by inverse inclusion probability)."""
         model = evidence_model()
         objectives, _ = self._vectors(records, cache_dir, fields=("objective",))
+        prepared = pipeline_records(records)
         rows = training_rows(
-            pipeline_records(records),
+            prepared,
             created,
             queries,
             vectors,
@@ -182,7 +206,36 @@ class Command(BaseCommand):
         budget = review_budget(scope)
         logits = np.array([r.logit for r in rows], dtype=np.float64)
         figures = queue_figures(rows, logits, queries, budgets=(budget,))
-        return {"model": model.digest, "modelVersion": model.version, "budget": budget, **figures}
+        background = background_rows(
+            prepared,
+            created,
+            queries,
+            vectors,
+            size=background_size,
+            policy=SHIPPED_POLICY,
+            model=model,
+            objective_vectors=objectives,
+        )
+        weight = 1.0 / background.inclusion if background.rows else 0.0
+        everything = (*rows, *background.rows)
+        probabilities = PlattMap(model.platt_a, model.platt_b)([r.logit for r in everything])
+        calibration = calibration_figures(
+            probabilities,
+            np.array([r.label for r in everything], dtype=np.bool_),
+            np.r_[np.ones(len(rows)), np.full(len(background.rows), weight)],
+        )
+        return {
+            "model": model.digest,
+            "modelVersion": model.version,
+            "budget": budget,
+            **figures,
+            "calibration": {
+                "frame": background.frame,
+                "backgroundQueries": background.queries,
+                "inclusionProbability": background.inclusion if background.rows else None,
+                **calibration,
+            },
+        }
 
     def _variants(
         self, records: Sequence[TaskRecord], created: Any, queries: Any, cache_dir: str | None

@@ -4,6 +4,8 @@ Development folders only: a holdout (seamonkey) is refused before a row is read.
 rows are the shipped pipeline's own advisories on each duplicate query (``evidence_fit``); with
 ``--labels`` the stored blind adjudications join them. Prints the cross-validated figures; with
 ``--out`` writes the artefact the service loads (``fixtures/overlap_evidence_model.json``).
+``--background N`` (default 300) samples N reports without an earlier duplicate whose candidates
+calibrate the probability alongside the duplicates' (``evidence_fit.background_rows``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,11 @@ import networkx as nx
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from proximity.engine.overlap import SHIPPED_POLICY
-from proximity.engine.overlap.evidence_fit import fit_evidence_model, training_rows
+from proximity.engine.overlap.evidence_fit import (
+    background_rows,
+    fit_evidence_model,
+    training_rows,
+)
 from proximity.engine.overlap.policy import INDEXABLE_FIELDS
 from proximity.management.commands.evaluate_overlap import HOLDOUT_DATASETS, record_vectors
 from proximity.services.overlap_evidence import evidence_model
@@ -42,6 +48,12 @@ class Command(BaseCommand):
         parser.add_argument("--budget", type=int, default=3, help="queue budget to select for")
         parser.add_argument("--out", default=None, help="write the artefact to this file")
         parser.add_argument("--cache-dir", default=None, help="embedding cache folder")
+        parser.add_argument(
+            "--background",
+            type=int,
+            default=300,
+            help="queries without a duplicate sampled to calibrate on (0: duplicates only)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         name = Path(options["gitbugs"]).resolve().name
@@ -49,6 +61,8 @@ class Command(BaseCommand):
             raise CommandError(f"{name} is a holdout: no model may be fitted on it")
         if options["budget"] < 1:
             raise CommandError("--budget must be >= 1")
+        if options["background"] < 0:
+            raise CommandError("--background must be >= 0")
         try:
             loaded = duplicate_task_set(options["gitbugs"])
         except GitBugsFormatError as exc:
@@ -75,6 +89,16 @@ class Command(BaseCommand):
             objective_vectors=objectives,
         )
         data = f"GitBugs {dataset.name} ({len(queries)} duplicate queries)"
+        background = background_rows(
+            records,
+            created,
+            queries,
+            vectors,
+            size=options["background"],
+            policy=SHIPPED_POLICY,
+            model=prior,
+            objective_vectors=objectives,
+        )
         if options["labels"]:
             from proximity.services.evidence_training import adjudicated_rows
 
@@ -89,6 +113,7 @@ class Command(BaseCommand):
                 version=options["model_version"],
                 data=data,
                 budget=options["budget"],
+                background=background,
             )
         except ValueError as exc:
             raise CommandError(str(exc)) from exc

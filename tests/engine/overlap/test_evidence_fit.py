@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pytest
 
+from proximity.engine.evaluation.calibration import PlattMap
 from proximity.engine.evaluation.recall_rate import DuplicateQuery
 from proximity.engine.overlap.evidence import EVIDENCE_FEATURES, EvidenceModel
 from proximity.engine.overlap.evidence_fit import (
+    Background,
     TrainingRow,
     _grouped_folds,
+    background_sample,
+    calibration_figures,
     fit_evidence_model,
     listwise_loss,
     queue_figures,
@@ -176,3 +181,109 @@ def test_the_listwise_loss_matches_its_loop_reference_and_its_gradient_is_exact(
         return listwise_loss(p, z, y, queries, 0.7)[1]
 
     assert check_grad(value, grad, params) < 1e-5
+
+
+def test_background_sample_is_reproducible_and_states_its_inclusion_probability():
+    frame = [f"r{i}" for i in range(50)]
+    picked, inclusion = background_sample(frame, 10, seed=3)
+    assert len(picked) == len(set(picked)) == 10
+    assert set(picked) <= set(frame)
+    assert inclusion == 10 / 50
+    assert background_sample(list(reversed(frame)), 10, seed=3) == (picked, inclusion)
+    assert background_sample(frame, 10, seed=4)[0] != picked
+    assert background_sample(frame, 80) == (sorted(frame), 1.0)
+    assert background_sample(frame, 0) == ([], 0.0)
+    with pytest.raises(ValueError, match="size"):
+        background_sample(frame, -1)
+
+
+def test_calibration_figures_by_hand():
+    p = np.array([0.005, 0.2, 0.2, 0.9])
+    y = np.array([False, False, True, True])
+    w = np.array([10.0, 1.0, 1.0, 1.0])
+    got = calibration_figures(p, y, w)
+    assert got["pairs"] == 4
+    assert got["weightedPairs"] == 13.0
+    brier = (10 * 0.005**2 + 0.2**2 + 0.8**2 + 0.1**2) / 13
+    assert got["brier"] == pytest.approx(brier)
+    bins = {b["bin"]: b for b in got["reliability"]}
+    assert bins["[0, 0.01)"]["weightedPairs"] == 10.0
+    assert bins["[0.1, 0.25)"]["meanProbability"] == pytest.approx(0.2)
+    assert bins["[0.1, 0.25)"]["observedRate"] == pytest.approx(0.5)
+    assert bins["[0.5, 1]"]["observedRate"] == 1.0
+    assert bins["[0.25, 0.5)"]["meanProbability"] is None  # empty: no rate, not a zero
+    assert calibration_figures(np.zeros(0), np.zeros(0, bool), np.zeros(0))["brier"] is None
+
+
+def _background(seed: int, queries: int = 40, inclusion: float = 0.1) -> Background:
+    """Queries without a duplicate whose candidates look exactly like the duplicate queries'
+    (a best match as close as a duplicate usually is): only their labels differ."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for q in range(queries):
+        offset = 3.0 * rng.random()
+        for k in range(5):
+            lex = offset + (0.4 if k == 0 else 0.0) + 0.3 * rng.random()
+            rows.append(row(f"b{q}", f"b{q}-{k}", k + 1, False, lex=lex, group=1000 + q))
+    return Background(tuple(rows), queries, inclusion, "synthetic frame")
+
+
+def test_the_background_calibrates_the_probability_and_never_trains_the_weights():
+    rows, queries = _shifted_queries(1)
+    alone = fit_evidence_model(rows, queries, prior=PRIOR, version="m/1", data="synthetic")
+    background = _background(5)
+    both = fit_evidence_model(
+        rows, queries, prior=PRIOR, version="m/1", data="synthetic", background=background
+    )
+    assert both.model.weights == alone.model.weights
+    assert both.model.intercept == alone.model.intercept
+    assert both.report["outOfFold"] == alone.report["outOfFold"]  # the order is unchanged
+    # every candidate reads as less likely once tasks without a duplicate count
+    lex = np.array([r.values[LEX] for r in rows])
+    logits = both.model.intercept + dict(both.model.weights)["rank.lexical"] * lex
+
+    def probability(model):
+        return PlattMap(model.platt_a, model.platt_b)(logits)
+
+    assert (probability(both.model) < probability(alone.model)).all()
+    calibration = both.report["calibration"]
+    assert calibration["backgroundQueries"] == 40
+    assert calibration["inclusionProbability"] == 0.1
+    assert "synthetic frame" in calibration["fittedOn"]
+    assert "synthetic frame" in both.model.notes
+    # weighted over the population, the mean probability matches the duplicate rate
+    positives, pairs = len(queries), len(rows) + 10 * len(background.rows)
+    mean = sum(b["meanProbability"] * b["weightedPairs"] for b in calibration["reliability"]
+               if b["weightedPairs"])  # fmt: skip
+    assert mean / calibration["weightedPairs"] == pytest.approx(positives / pairs, rel=0.15)
+    assert alone.report["calibration"]["backgroundQueries"] == 0
+
+
+def test_a_background_row_labelled_true_is_refused():
+    rows, queries = _shifted_queries(1)
+    bad = Background((row("b", "x", 1, True, lex=1.0),), 1, 0.5, "f")
+    with pytest.raises(ValueError, match="background"):
+        fit_evidence_model(rows, queries, prior=PRIOR, version="m", data="d", background=bad)
+
+
+def test_the_probability_is_calibrated_on_the_logit_a_card_serves():
+    """A feature the fit cannot learn (here one constant value) keeps its prior weight and still
+    moves every served logit: the Platt map must be fitted on that served logit."""
+    rows, queries = _shifted_queries(1)
+    acc = EVIDENCE_FEATURES.index("acceptance.jaccard")
+
+    def with_acceptance(r):
+        values, known = list(r.values), list(r.known)
+        values[acc], known[acc] = 1.0, True
+        return dataclasses.replace(r, values=tuple(values), known=tuple(known))
+
+    plain = fit_evidence_model(rows, queries, prior=PRIOR, version="m", data="d")
+    shifted = fit_evidence_model(
+        [with_acceptance(r) for r in rows], queries, prior=PRIOR, version="m", data="d"
+    )
+    assert dict(shifted.model.weights)["acceptance.jaccard"] == 0.5  # the prior's
+    lex = np.linspace(0.0, 4.0, 9)
+    logit = plain.model.intercept + dict(plain.model.weights)["rank.lexical"] * lex
+    served = PlattMap(shifted.model.platt_a, shifted.model.platt_b)(logit + 0.5 * 1.0)
+    expected = PlattMap(plain.model.platt_a, plain.model.platt_b)(logit)
+    assert served == pytest.approx(expected, rel=1e-6)

@@ -9,6 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from proximity.engine.overlap import SHIPPED_POLICY
+from proximity.management.commands.evaluate_overlap import VARIANTS
 from proximity.services.holdouts import holdout_ledger
 
 REPORTS = """Summary,Issue id,Status,Priority,Resolution,Created,Resolved,Description
@@ -52,14 +53,19 @@ def test_json_output_has_the_documented_schema(tmp_path):
     assert queue["recall@1"] == 1.0
     assert queue["queue"]["4"]["holdsDuplicate"] == 1.0
     assert queue["queue"]["4"]["cards"] == 2  # both earlier reports, the duplicate first
+    calibration = queue["calibration"]  # over the duplicate and the other report with a past
+    assert calibration["backgroundQueries"] == 1
+    assert calibration["inclusionProbability"] == 1.0
+    assert calibration["pairs"] == 3  # 103's two candidates and 102's one
+    assert 0.0 <= calibration["brier"] <= 1.0
 
 
 def test_variants_report_every_candidate_variant_and_refuse_a_holdout(tmp_path):
     folder = gitbugs(tmp_path / "tiny")
     out, _ = evaluate("--gitbugs", str(folder), "--variants", "--cache-dir", str(tmp_path / "c"))
     rows = json.loads(out)
-    assert len(rows) == 9
-    assert len({r["variant"] for r in rows}) == 9
+    assert len(rows) == len(VARIANTS) == 12
+    assert len({r["variant"] for r in rows}) == 12
     assert {"recall@1", "recall@20", "queueHolds@4", "queuePrecision@4"} <= set(rows[0])
     assert rows[1]["variant"].startswith(SHIPPED_POLICY.text_prep)
     with pytest.raises(CommandError, match="no tuning"):

@@ -82,6 +82,26 @@ def test_a_fit_writes_a_loadable_artefact_with_out_of_fold_figures(tmp_path):
     assert "acceptance.jaccard" in report["prior"]
     assert set(report["outOfFold"]["queue"]) == {"1", "2", "3", "4", "5"}
     assert report["outOfFold"]["recall@20"] == 1.0  # every pair is found by the candidates
+    # the probability is calibrated over every new report: the seven first reports of their
+    # pair that have an earlier report are the frame, all taken (inclusion probability 1)
+    calibration = report["calibration"]
+    assert calibration["backgroundQueries"] == 7
+    assert calibration["inclusionProbability"] == 1.0
+    assert calibration["pairs"] > report["rows"]
+    assert "7 sampled queries without a duplicate" in model.notes
+
+
+def test_without_a_background_the_calibration_says_so(tmp_path):
+    folder = development_folder(tmp_path / "dev")
+    out, _ = fit(
+        "--gitbugs", str(folder), "--model-version", "m/1", "--background", "0",
+        "--cache-dir", str(tmp_path / "c"),
+    )  # fmt: skip
+    artefact = json.loads(out)
+    assert artefact["fit"]["calibration"]["backgroundQueries"] == 0
+    assert "duplicate queries only" in artefact["notes"]
+    with pytest.raises(CommandError, match="--background"):
+        fit("--gitbugs", str(folder), "--model-version", "m/1", "--background", "-1")
 
 
 def test_a_budget_below_one_is_refused(tmp_path):

@@ -1,8 +1,11 @@
-"""Symbol evidence and the merge check's state on a proximity card (issue 14, items 3-4)."""
+"""Symbol evidence and the merge check's state on a proximity card (issue 14, items 3-4), and how
+a task card states its probability."""
 
 from __future__ import annotations
 
-from proximity.dashboard.kanban import card_view
+import pytest
+
+from proximity.dashboard.kanban import card_view, probability_text
 from proximity.selectors.board_records import Card
 
 
@@ -59,3 +62,11 @@ def test_the_test_part_of_a_check_is_on_the_card_and_unknown_is_said():
     assert "repository tests not run to the end (timeout: merge: over 60 s)" in late
     off = text(card(merge_check={"state": "checked", "outcome": "clean"}))
     assert "repository tests" not in off
+
+
+@pytest.mark.parametrize(
+    ("p", "text"),
+    [(0.8763, "88%"), (0.1, "10%"), (0.0338, "3.4%"), (0.0012, "0.1%"), (0.0004, "<0.1%")],
+)
+def test_a_card_states_its_probability_as_a_lead_reads_it(p, text):
+    assert probability_text(p) == text

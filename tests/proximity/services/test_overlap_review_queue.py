@@ -13,7 +13,7 @@ from django.db.models import Count, Q
 from django.test import override_settings
 from django.utils import timezone
 
-from proximity.dashboard.kanban import task_card_view
+from proximity.dashboard.kanban import probability_text, task_card_view
 from proximity.engine.overlap.similarity import SIMILARITY_FEATURES
 from proximity.models import OverlapAdvisory, OverlapRun, Principal, TaskVersion
 from proximity.selectors.adjudications import adjudication_queue
@@ -88,7 +88,7 @@ def test_the_board_column_shows_the_queue_with_the_held_back_count(demo):
     assert top.evidence  # features and their contributions on the card
     assert top.more_url.endswith(f"run={_top('FX-6B').run_id}&held=yes")
     text = str(task_card_view(top).to_plotly_json())
-    assert f"Queue #1 · evidence {top.score:.2f} · model evidence-model/" in text
+    assert f"Queue #1 · duplicate probability {probability_text(top.score)} · model " in text
     assert ", fitted on GitBugs hadoop" in text
     assert "locally selected, not validated" in text  # requirement 72, on every card
     assert "more candidate(s) for this task" in text
