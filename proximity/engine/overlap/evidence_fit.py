@@ -308,9 +308,12 @@ def calibration_figures(
             }
         )
         low = high
-    brier = float(w @ (p - y) ** 2 / w.sum())
-    return {"pairs": int(p.size), "weightedPairs": round(float(w.sum()), 1), "brier": brier,
-            "reliability": table}  # fmt: skip
+    return {
+        "pairs": int(p.size),
+        "weightedPairs": round(float(w.sum()), 1),
+        "brier": float(w @ (p - y) ** 2 / w.sum()),
+        "reliability": table,
+    }
 
 
 @dataclass(frozen=True, slots=True)
