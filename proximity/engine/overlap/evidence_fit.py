@@ -54,6 +54,8 @@ __all__ = [
     "fit_evidence_model",
     "listwise_loss",
     "lookup_embedder",
+    "population",
+    "population_calibration",
     "queue_figures",
     "training_rows",
 ]
@@ -316,6 +318,33 @@ def calibration_figures(
     }
 
 
+def population(
+    rows: Sequence[TrainingRow], background: Background | None
+) -> tuple[NDArray[np.bool_], NDArray[np.float64]]:
+    """Labels and weights of the duplicate queries' rows (weight 1, every one taken) followed by
+    the background's (all false, weight 1 / inclusion probability): the population a card's
+    probability is calibrated and measured on."""
+    extra = background.rows if background else ()
+    weight = 1.0 / background.inclusion if background and extra else 0.0
+    labels = np.array([r.label for r in (*rows, *extra)], dtype=np.bool_)
+    return labels, np.r_[np.ones(len(rows)), np.full(len(extra), weight)]
+
+
+def population_calibration(
+    probabilities: NDArray[np.float64], rows: Sequence[TrainingRow], background: Background | None
+) -> dict[str, Any]:
+    """``calibration_figures`` over ``population`` (``probabilities`` in its order), with how the
+    background was sampled (requirement 62)."""
+    labels, weights = population(rows, background)
+    sampled = background if background is not None and background.rows else None
+    return {
+        "frame": sampled.frame if sampled else None,
+        "backgroundQueries": sampled.queries if sampled else 0,
+        "inclusionProbability": sampled.inclusion if sampled else None,
+        **calibration_figures(probabilities, labels, weights),
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class EvidenceFit:
     """The fitted model and the cross-validated figures that justify it."""
@@ -520,8 +549,7 @@ def fit_evidence_model(
     # the background never trained a fold or the final model: its logits are out-of-sample
     bg_logits = served(final.logits(_design(extra, columns)), extra) if extra else np.zeros(0)
     cal_logits = np.r_[served(oof_logits, rows), bg_logits]
-    cal_labels = np.r_[y, np.zeros(len(extra), dtype=np.bool_)]
-    cal_weights = np.r_[np.ones(len(y)), np.full(len(extra), 1.0 / inclusion)]
+    cal_labels, cal_weights = population(rows, background)
     platt = fit_platt(cal_logits, cal_labels, weights=cal_weights)
     probs = PlattMap(platt.a, platt.b)(cal_logits[: len(y)])
     calibrated_on = (
@@ -563,9 +591,7 @@ def fit_evidence_model(
         "brierOutOfFold": float(np.mean((probs - y) ** 2)),
         "calibration": {
             "fittedOn": calibrated_on,
-            "backgroundQueries": background.queries if background and extra else 0,
-            "inclusionProbability": inclusion if extra else None,
-            **calibration_figures(PlattMap(platt.a, platt.b)(cal_logits), cal_labels, cal_weights),
+            **population_calibration(PlattMap(platt.a, platt.b)(cal_logits), rows, background),
         },
     }
     return EvidenceFit(model, report)

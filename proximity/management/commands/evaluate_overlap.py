@@ -22,7 +22,7 @@ from proximity.engine.evaluation.calibration import PlattMap
 from proximity.engine.overlap import SHIPPED_POLICY, OverlapPolicy, TaskRecord
 from proximity.engine.overlap.evidence_fit import (
     background_rows,
-    calibration_figures,
+    population_calibration,
     queue_figures,
     training_rows,
 )
@@ -216,25 +216,15 @@ class Command(BaseCommand):
             model=model,
             objective_vectors=objectives,
         )
-        weight = 1.0 / background.inclusion if background.rows else 0.0
-        everything = (*rows, *background.rows)
-        probabilities = PlattMap(model.platt_a, model.platt_b)([r.logit for r in everything])
-        calibration = calibration_figures(
-            probabilities,
-            np.array([r.label for r in everything], dtype=np.bool_),
-            np.r_[np.ones(len(rows)), np.full(len(background.rows), weight)],
+        served = PlattMap(model.platt_a, model.platt_b)(
+            [r.logit for r in (*rows, *background.rows)]
         )
         return {
             "model": model.digest,
             "modelVersion": model.version,
             "budget": budget,
             **figures,
-            "calibration": {
-                "frame": background.frame,
-                "backgroundQueries": background.queries,
-                "inclusionProbability": background.inclusion if background.rows else None,
-                **calibration,
-            },
+            "calibration": population_calibration(served, rows, background),
         }
 
     def _variants(

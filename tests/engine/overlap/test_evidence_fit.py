@@ -19,6 +19,8 @@ from proximity.engine.overlap.evidence_fit import (
     calibration_figures,
     fit_evidence_model,
     listwise_loss,
+    population,
+    population_calibration,
     queue_figures,
 )
 
@@ -287,3 +289,20 @@ def test_the_probability_is_calibrated_on_the_logit_a_card_serves():
     served = PlattMap(shifted.model.platt_a, shifted.model.platt_b)(logit + 0.5 * 1.0)
     expected = PlattMap(plain.model.platt_a, plain.model.platt_b)(logit)
     assert served == pytest.approx(expected, rel=1e-6)
+
+
+def test_the_population_weighs_the_background_by_its_inclusion_probability():
+    rows = [row("q", "a", 1, True), row("q", "b", 2, False)]
+    background = Background((row("b1", "c", 1, False),), 1, 0.25, "frame of four")
+    labels, weights = population(rows, background)
+    assert labels.tolist() == [True, False, False]
+    assert weights.tolist() == [1.0, 1.0, 4.0]
+    block = population_calibration(np.array([0.9, 0.1, 0.1]), rows, background)
+    assert (block["frame"], block["backgroundQueries"], block["inclusionProbability"]) == (
+        "frame of four",
+        1,
+        0.25,
+    )
+    assert block["weightedPairs"] == 6.0
+    alone = population_calibration(np.array([0.9, 0.1]), rows, None)
+    assert (alone["frame"], alone["backgroundQueries"], alone["weightedPairs"]) == (None, 0, 2.0)
