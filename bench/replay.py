@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from proximity.sources.replay_history import read_window  # noqa: E402
-from proximity.sources.replay_report import replay_window  # noqa: E402
+from proximity.lab.replay_history import read_window  # noqa: E402
+from proximity.lab.replay_report import replay_window  # noqa: E402
 
 
 def main() -> None:

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from proximity import fixtures
+from proximity.lab.demo_repo import DemoRepo, DemoStep, demo_steps
 from proximity.models import Principal, Repository, TaskRecord
 from proximity.services.tasks import TaskDeclaration, task_declare, task_revise
 from proximity.services.watch import repository_watch_tick
-from proximity.sources.demo_repo import DemoRepo, DemoStep, demo_steps
 
 __all__ = ["LIVE_REPOSITORY", "demo_replay", "demo_replay_prepare"]
 

@@ -3,7 +3,7 @@
 A backtest pair is two concurrent pull requests: A's merged tip and B's branch state at the moment A
 merged, both diffed against their common merge base, labelled by whether git's three-way merge of
 the two conflicts (BACKTEST-NOTES). The miner that writes them lives in
-``proximity.sources.backtest``.
+``proximity.lab.backtest``.
 """
 
 from __future__ import annotations

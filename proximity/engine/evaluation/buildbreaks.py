@@ -1,6 +1,6 @@
 """Scoring mined build breaks: recall of a scorer on them and its alarm rate on clean pairs.
 
-A mined pair (``proximity.sources.backtest.buildbreaks``) carries ``buildBreak`` (``True``,
+A mined pair (``proximity.lab.backtest.buildbreaks``) carries ``buildBreak`` (``True``,
 ``False``, or ``None`` for a textual conflict or an unchecked merge) and ``symbols``, the
 symbol channel's input. The population is the textually clean, checked pairs; the alarm rate is
 the weighted share of them a scorer raises to a band, the recall the share of build breaks it

@@ -2,7 +2,7 @@
 
 ``schedule`` orders the events (time model), ``hunks`` turns diff hunks into the edits an agent
 sends, ``policy`` is the agents' state machine, ``metrics`` the figures with bootstrap intervals.
-The git side lives in ``proximity.sources.replay_*``.
+The git side lives in ``proximity.lab.replay_*``.
 """
 
 from __future__ import annotations

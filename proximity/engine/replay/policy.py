@@ -1,7 +1,7 @@
 """The agents' state machine: apply, defer on a denial, resynchronise, merge, break deadlocks.
 
 Pure: the scheduler decides what happens next and an ``execute`` callback (the git side, in
-:mod:`proximity.sources.replay_run`) does it and answers. The same scheduler runs every policy;
+:mod:`proximity.lab.replay_run`) does it and answers. The same scheduler runs every policy;
 only the callback's answers differ: under *ignore* and *acknowledge* an application is never
 denied, so nothing is deferred and the agents do exactly what history did.
 

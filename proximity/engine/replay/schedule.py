@@ -1,6 +1,6 @@
 """The replay's timeline: pull requests as agents, their file changes, merges and mainline pushes.
 
-Pure data: :mod:`proximity.sources.replay_history` reads these values from a repository; this
+Pure data: :mod:`proximity.lab.replay_history` reads these values from a repository; this
 module orders them. Replay time is historical time (epoch seconds). Which historical stamp dates a
 commit is a choice (``order``): the committer time (the default) is when the commit's content
 was made against its parent, so a change never carries information from after its moment; it is

@@ -29,15 +29,15 @@ from proximity.engine.evaluation.buildbreaks import (
 from proximity.engine.evaluation.calibration import artefact_from_json
 from proximity.engine.evaluation.report import backtest_reports, format_reliability, format_reports
 from proximity.engine.evaluation.scoring import profile_scorer, split_by_time
-from proximity.sources.backtest import (
+from proximity.lab.backtest import (
     Candidate,
     concurrent_candidates,
     mine_pairs,
     read_pull_requests,
     sample_candidates,
 )
-from proximity.sources.backtest.buildbreaks import label_build_breaks, scratch_env
-from proximity.sources.backtest.pairs import pair_id
+from proximity.lab.backtest.buildbreaks import label_build_breaks, scratch_env
+from proximity.lab.backtest.pairs import pair_id
 
 
 def _moment(date: str, flag: str) -> float:

@@ -34,17 +34,17 @@ from proximity.engine.overlap.retrieval_eval import (
     tune_on_development,
 )
 from proximity.engine.overlap.retrieval_variants import Variant, evaluate_variant
+from proximity.lab.gitbugs import (
+    GitBugsFormatError,
+    duplicate_task_set,
+    pipeline_records,
+)
 from proximity.services.holdouts import holdout_evaluation_record
 from proximity.services.overlap_evidence import evidence_model, review_budget
 from proximity.sources.embedding import (
     EmbeddingUnavailableError,
     SentenceEmbedder,
     embed_records_cached,
-)
-from proximity.sources.gitbugs import (
-    GitBugsFormatError,
-    duplicate_task_set,
-    pipeline_records,
 )
 
 #: Folders that are holdouts: never tuned on, evaluated once per frozen policy, always logged.

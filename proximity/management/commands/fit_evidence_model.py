@@ -24,15 +24,15 @@ from proximity.engine.overlap.evidence_fit import (
     training_rows,
 )
 from proximity.engine.overlap.policy import INDEXABLE_FIELDS
+from proximity.lab.gitbugs import (
+    GitBugsFormatError,
+    duplicate_task_set,
+    pipeline_records,
+)
 from proximity.management.commands.evaluate_overlap import HOLDOUT_DATASETS, record_vectors
 from proximity.services.overlap_evidence import evidence_model
 from proximity.sources.embedding import (
     EmbeddingUnavailableError,
-)
-from proximity.sources.gitbugs import (
-    GitBugsFormatError,
-    duplicate_task_set,
-    pipeline_records,
 )
 
 

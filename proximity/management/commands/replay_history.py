@@ -12,11 +12,11 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from proximity.engine.replay.schedule import ORDERS
+from proximity.lab.replay_history import read_window
+from proximity.lab.replay_radar import BASES, MODES, RECENCY
+from proximity.lab.replay_report import format_report, replay_window
+from proximity.lab.replay_run import POLICIES
 from proximity.sources.git._run import GitError
-from proximity.sources.replay_history import read_window
-from proximity.sources.replay_radar import BASES, MODES, RECENCY
-from proximity.sources.replay_report import format_report, replay_window
-from proximity.sources.replay_run import POLICIES
 
 
 class Command(BaseCommand):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.sources.test_backtest import build_history
+from tests.lab.test_backtest import build_history
 
 
 @pytest.fixture(scope="module")

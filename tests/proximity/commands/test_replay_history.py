@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.sources.replay_scenario import build_scenario
+from tests.lab.replay_scenario import build_scenario
 
 
 def test_the_command_replays_a_window_and_writes_events_and_summary(tmp_path: Path) -> None:

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from proximity.lab.replay_history import read_window
+from proximity.lab.replay_report import replay_window
 from proximity.models import Agent, ProximityAdvisory, Repository
 from proximity.services.replay_encounter import read_replay_events, replay_encounter_load
-from proximity.sources.replay_history import read_window
-from proximity.sources.replay_report import replay_window
 from tests.factories import make_caller
-from tests.sources.replay_scenario import build_scenario
+from tests.lab.replay_scenario import build_scenario
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

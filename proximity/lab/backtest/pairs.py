@@ -17,9 +17,9 @@ from typing import Any
 
 from proximity.engine.diff import FileDiff, parse_raw_patch
 from proximity.engine.evaluation.backtest import PAIR_FORMAT, relevant_subgraph
-from proximity.sources.backtest.history import PullRequest
-from proximity.sources.backtest.pyimports import BlobReader, TreeImports
-from proximity.sources.backtest.sampling import Candidate
+from proximity.lab.backtest.history import PullRequest
+from proximity.lab.backtest.pyimports import BlobReader, TreeImports
+from proximity.lab.backtest.sampling import Candidate
 from proximity.sources.git._run import git, git_text
 
 __all__ = ["MiningStats", "mine_pairs", "pair_id", "pair_record"]

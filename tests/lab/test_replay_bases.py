@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from proximity.engine.diff import Hunk
-from proximity.sources.replay_bases import map_base_hunks
+from proximity.lab.replay_bases import map_base_hunks
 
 # asker's base -> other's base: the other's base has 10 more lines on top
 TOP10 = (Hunk(1, 10, 0, 0),)

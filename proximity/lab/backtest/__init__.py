@@ -7,9 +7,9 @@ concurrent pairs, ``pairs`` builds each pair's working sets and git's own confli
 
 from __future__ import annotations
 
-from proximity.sources.backtest.history import PullRequest, read_pull_requests
-from proximity.sources.backtest.pairs import MiningStats, mine_pairs
-from proximity.sources.backtest.sampling import Candidate, concurrent_candidates, sample_candidates
+from proximity.lab.backtest.history import PullRequest, read_pull_requests
+from proximity.lab.backtest.pairs import MiningStats, mine_pairs
+from proximity.lab.backtest.sampling import Candidate, concurrent_candidates, sample_candidates
 
 __all__ = [
     "Candidate",

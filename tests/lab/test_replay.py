@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from proximity.sources.replay_history import read_window
-from proximity.sources.replay_repo import ReplayRepo
-from proximity.sources.replay_report import ReplayReport, replay_window
-from tests.sources.replay_scenario import (
+from proximity.lab.replay_history import read_window
+from proximity.lab.replay_repo import ReplayRepo
+from proximity.lab.replay_report import ReplayReport, replay_window
+from tests.lab.replay_scenario import (
     DAY,
     DRIFT,
     SLOW,

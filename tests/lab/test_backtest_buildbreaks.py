@@ -20,14 +20,14 @@ from proximity.engine.evaluation.buildbreaks import (
     symbol_profile_scorer,
 )
 from proximity.engine.evaluation.scoring import profile_scorer
-from proximity.sources.backtest import (
+from proximity.lab.backtest import (
     concurrent_candidates,
     mine_pairs,
     read_pull_requests,
     sample_candidates,
 )
-from proximity.sources.backtest.buildbreaks import build_check, label_build_breaks, scratch_env
-from tests.sources.test_backtest import T0, _edit, _git, _merge
+from proximity.lab.backtest.buildbreaks import build_check, label_build_breaks, scratch_env
+from tests.lab.test_backtest import T0, _edit, _git, _merge
 
 CORE = "def helper(x):\n    return x + 1\n\n\ndef other():\n    return 2\n"
 USER = "import os\n\n\ndef main():\n    return os.sep\n"

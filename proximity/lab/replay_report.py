@@ -19,9 +19,9 @@ from typing import Any
 from proximity.engine.airspace.profiles import SCORER_VERSION
 from proximity.engine.replay.metrics import ReplayFigures, replay_figures
 from proximity.engine.replay.schedule import build_schedule
-from proximity.sources.replay_history import ReplayHistory
-from proximity.sources.replay_repo import ReplayRepo
-from proximity.sources.replay_run import (
+from proximity.lab.replay_history import ReplayHistory
+from proximity.lab.replay_repo import ReplayRepo
+from proximity.lab.replay_run import (
     PolicyRun,
     label_denials,
     label_drift_denials,

@@ -7,7 +7,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from proximity.sources.backtest.history import PullRequest
+from proximity.lab.backtest.history import PullRequest
 
 __all__ = ["Candidate", "concurrent_candidates", "sample_candidates"]
 

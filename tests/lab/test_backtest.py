@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 
 from proximity.engine.evaluation.backtest import base_ranges_collide, pair_from_json
-from proximity.sources.backtest import (
+from proximity.lab.backtest import (
     concurrent_candidates,
     mine_pairs,
     read_pull_requests,
     sample_candidates,
 )
-from proximity.sources.backtest.pyimports import imports_of_source, resolve_imports
+from proximity.lab.backtest.pyimports import imports_of_source, resolve_imports
 
 T0 = 1_700_000_000
 Records = dict[tuple[int, int], dict[str, Any]]

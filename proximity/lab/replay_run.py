@@ -29,13 +29,13 @@ from proximity.engine.replay.policy import (
     ReplayScheduler,
 )
 from proximity.engine.replay.schedule import Change, Event, PullRequestHistory
-from proximity.sources.replay_radar import (
+from proximity.lab.replay_radar import (
     RadarGate,
     delete_payload,
     edit_payload,
     write_payload,
 )
-from proximity.sources.replay_repo import ChangePlan, ReplayRepo
+from proximity.lab.replay_repo import ChangePlan, ReplayRepo
 
 __all__ = ["POLICIES", "PolicyRun", "label_denials", "label_drift_denials", "run_policy"]
 
@@ -196,7 +196,7 @@ class _Driver:
         """The static build check of the agent's work merged into ``tip`` (merge-only problems)."""
         if not self.build_breaks:
             return None
-        from proximity.sources.backtest.buildbreaks import build_check
+        from proximity.lab.backtest.buildbreaks import build_check
 
         record = build_check(self.repo.git_dir, {}, tip, work, cache=self.check_cache)
         return {k: v for k, v in record.items() if k not in {"merged", "counts"}}

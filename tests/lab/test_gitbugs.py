@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from proximity.sources.gitbugs import (
+from proximity.lab.gitbugs import (
     GitBugsFormatError,
     load_gitbugs,
     parse_created,

@@ -1,7 +1,7 @@
 """The radar as a replayed agent meets it: a Claude Code ``PreToolUse`` payload per hunk, asked
 through the hook's own path against the live worktrees of every agent of the replay.
 
-Two ways in, with the same answer (``tests/sources/test_replay.py`` checks it):
+Two ways in, with the same answer (``tests/lab/test_replay.py`` checks it):
 
 - ``hook``: :func:`proximity.agent.hook.run_hook` on the payload's JSON, exactly what ``radar
   hook claude`` does (every call reads every worktree, as a hook process does);
@@ -21,7 +21,7 @@ calls) into ``$RADAR_STATE_DIR``; they expire after ``ack_ttl_s`` of replay time
 
 Bases: ``bases="as-read"`` (the product as shipped) hands every working set to the engine as
 read, each numbered on its own merge base; ``"mapped"`` (session mode only) first renumbers
-each other agent's hunks onto the asker's base (:mod:`proximity.sources.replay_bases`).
+each other agent's hunks onto the asker's base (:mod:`proximity.lab.replay_bases`).
 """
 
 from __future__ import annotations
@@ -42,9 +42,9 @@ from proximity.agent.local import local_check
 from proximity.agent.payloads import parse_payload
 from proximity.agent.session import AgentSession
 from proximity.agent.worktree import engine_entries, merge_base
+from proximity.lab.replay_bases import onto_base
 from proximity.sources.git.workingset import WorkingSet, read_working_set
 from proximity.sources.git.worktrees import Worktree
-from proximity.sources.replay_bases import onto_base
 
 __all__ = ["GateAnswer", "RadarGate", "delete_payload", "edit_payload", "write_payload"]
 
