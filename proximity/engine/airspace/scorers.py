@@ -66,7 +66,8 @@ def _symbol_column(
     if airspace.symbols is None or not airspace.symbols.sides:
         zero = np.zeros((len(table.i), 1))
         return PairTable(table.i, table.j, np.hstack([table.channels, zero]), {})
-    from proximity.engine.symbols.channel import Strengths, symbol_scores
+    from proximity.engine.symbols.channel import Strengths
+    from proximity.engine.symbols.scores import symbol_scores
 
     strengths = Strengths.of(settings.profile.symbol_strengths or {})
     ids = [a.agent_id for a in airspace.agents]

@@ -9,7 +9,7 @@ uses (tree-sitter is not an engine dependency). File reads and git calls live th
 from __future__ import annotations
 
 from proximity.engine.symbols.changes import DefinitionChange, FileChanges, file_changes
-from proximity.engine.symbols.channel import Strengths, SymbolScores, symbol_scores
+from proximity.engine.symbols.channel import Strengths, SymbolScores
 from proximity.engine.symbols.evidence import evidence_json
 from proximity.engine.symbols.index import SymbolIndex
 from proximity.engine.symbols.jsonio import (
@@ -30,6 +30,7 @@ from proximity.engine.symbols.model import (
     symbol_id,
 )
 from proximity.engine.symbols.python import extract_python_symbols
+from proximity.engine.symbols.scores import symbol_scores
 from proximity.engine.symbols.sides import (
     SymbolChange,
     SymbolData,

@@ -43,7 +43,7 @@ __all__ = [
     "same_symbol_item",
     "scope_class",
     "symbol_items_reference",
-    "symbol_scores",
+    "symbol_scores_reference",
     "use_coupling",
 ]
 
@@ -269,18 +269,11 @@ def symbol_items_reference(
     return out
 
 
-def symbol_scores(
-    ids: Sequence[str], data: SymbolData, strengths: Strengths, *, engine: str = "fast"
+def symbol_scores_reference(
+    ids: Sequence[str], data: SymbolData, strengths: Strengths
 ) -> SymbolScores:
-    """The channel for every pair of ``ids`` (agents without symbol data contribute nothing).
-
-    ``engine="fast"`` finds the items by array joins and builds a pair's items only when they
-    are read (an advisory's evidence); ``"reference"`` goes pair by pair.
-    """
-    if engine == "fast":
-        from proximity.engine.symbols.fastchannel import symbol_scores_fast
-
-        return symbol_scores_fast(ids, data, strengths)
+    """The channel for every pair of ``ids``, pair by pair (``engine="reference"`` of
+    :func:`~.scores.symbol_scores`)."""
     items = symbol_items_reference(ids, data, strengths)
     pairs = sorted(items)
     i = np.array([p[0] for p in pairs], dtype=np.int64)

@@ -412,7 +412,7 @@ class _LazyItems(Mapping[tuple[int, int], tuple[Item, ...]]):
 
 
 def symbol_scores_fast(ids: Sequence[str], data: SymbolData, strengths: Strengths) -> SymbolScores:
-    """:func:`~.channel.symbol_scores` by joins (the reference's numbers, tested equal)."""
+    """:func:`~.scores.symbol_scores` by joins (the reference's numbers, tested equal)."""
     # The rows are numpy arrays and short-lived lists of strings, none in a cycle; the cyclic
     # collector would only rescan the caller's heap (measured: it doubled this function's time
     # in a 500-agent scan). Paused here, restored even on error.
