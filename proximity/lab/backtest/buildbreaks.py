@@ -40,7 +40,7 @@ from proximity.sources.git.jscheck import js_merge_problems
 
 # The live check's tree readers: same listing rules (symlinks skipped, compiled modules kept
 # as opaque names) and the same cap on Python text, so both label a tree identically.
-from proximity.sources.git.mergecheck import read_tree_blobs, tree_listing
+from proximity.sources.git.trees import read_tree_blobs, tree_listing
 from proximity.sources.limits import Limits, wall_clock_deadline
 from proximity.sources.symbols.index import (
     SHARED_CACHE,

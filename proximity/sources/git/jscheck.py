@@ -17,6 +17,7 @@ from proximity.engine.mergecheck.jsnames import is_open_module, js_problems, rel
 from proximity.engine.mergecheck.merge import merge_only
 from proximity.engine.mergecheck.model import Problem
 from proximity.engine.symbols.model import FileSymbols
+from proximity.sources.git.trees import read_tree_blobs, tree_files
 from proximity.sources.limits import Limits
 
 __all__ = ["JS_LANGUAGES", "js_merge_problems"]
@@ -114,8 +115,6 @@ def js_merge_problems(
     """Problems of merged tree ``trees[2]`` that neither side (``trees[0]``, ``trees[1]``)
     has, and each tree's count. Trees without JavaScript or TypeScript cost one ``ls-tree``;
     only modules whose imports can differ between the trees are parsed."""
-    from proximity.sources.git.mergecheck import read_tree_blobs, tree_files  # it imports this
-
     listings = [tree_files(cwd, env, t, limits) for t in trees]
     if not any(language_of(p) in JS_LANGUAGES for listing in listings for p in listing):
         return [], {}
