@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from proximity.engine.diff import FileDiff, parse_raw_patch
 from proximity.sources.git._run import DIFF_ARGS, GitError, git, git_text
@@ -25,10 +25,7 @@ from proximity.sources.git.worktrees import (
     explicit_worktrees,
 )
 
-if TYPE_CHECKING:
-    from proximity.sources.git.memo import WorkingSetMemo
-
-__all__ = ["WorkingFile", "WorkingSet", "read_working_set", "read_working_sets"]
+__all__ = ["WorkingFile", "WorkingSet", "WorkingSetReader", "read_working_set", "read_working_sets"]
 
 _BINARY_SNIFF = 8000  # git's own heuristic: a NUL in the first 8000 bytes means binary
 
@@ -234,13 +231,20 @@ def read_working_set(worktree: Worktree, *, base: str = "main") -> WorkingSet:
     return replace(result, warnings=warnings)
 
 
+class WorkingSetReader(Protocol):
+    """A long-lived caller's reader that remembers working sets between calls
+    (:class:`~proximity.sources.git.memo.WorkingSetMemo`)."""
+
+    def read(self, worktree: Worktree, *, base: str, base_commit: str | None) -> WorkingSet: ...
+
+
 def read_working_sets(
     repo: str | Path | None = None,
     *,
     base: str = "main",
     worktrees: Sequence[tuple[str | Path, str]] | None = None,
     max_workers: int = 4,
-    memo: WorkingSetMemo | None = None,
+    memo: WorkingSetReader | None = None,
 ) -> tuple[WorkingSet, ...]:
     """Working sets of every worktree of ``repo`` (or of explicit (path, base) pairs).
 
