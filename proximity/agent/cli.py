@@ -163,7 +163,7 @@ def _hook(argv: Sequence[str]) -> int:
 def _daemon(args: argparse.Namespace) -> int:
     from proximity.agent.daemon import daemon_command
 
-    return daemon_command(args.action, socket_override=args.socket)
+    return daemon_command(args.action, answer=hook_answer, socket_override=args.socket)
 
 
 def _mcp(args: argparse.Namespace) -> int:

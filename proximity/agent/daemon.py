@@ -18,13 +18,17 @@ import os
 import socketserver
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from proximity.agent.warm import FORWARDED_ENV, socket_path
 
-__all__ = ["daemon_command", "daemon_status", "serve"]
+__all__ = ["HookAnswer", "daemon_command", "daemon_status", "serve"]
+
+#: What ``radar hook ARGV`` prints for a stdin: handed in by the command line (:mod:`.cli`),
+#: which starts the daemon, so this module does not import it back.
+HookAnswer = Callable[[list[str], str], str]
 
 _POLL_S = 2.0
 _DEFAULT_IDLE_S = 900.0
@@ -34,7 +38,6 @@ def _warm_up() -> None:
     """Import what the answers need, so the first call is as fast as the next."""
     import http.client  # noqa: F401
 
-    import proximity.agent.cli
     import proximity.agent.client
     import proximity.agent.hook
     import proximity.agent.local  # noqa: F401
@@ -71,8 +74,9 @@ def _as_caller(request: dict[str, Any]) -> Iterator[None]:
 
 
 class _Server(socketserver.UnixStreamServer):
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, answer: HookAnswer) -> None:
         super().__init__(path, _Handler)
+        self.answer = answer
         self.started = time.monotonic()
         self.last_call = self.started
         self.served = 0
@@ -104,11 +108,9 @@ class _Handler(socketserver.StreamRequestHandler):
         argv, stdin = request.get("argv"), request.get("stdin")
         if not (isinstance(argv, list) and argv[:1] == ["hook"] and isinstance(stdin, str)):
             return {}
-        from proximity.agent.cli import hook_answer
-
         try:
             with _as_caller(request):
-                out = hook_answer([str(a) for a in argv], stdin)
+                out = self.server.answer([str(a) for a in argv], stdin)
         except SystemExit:
             return {}  # arguments argparse refuses: the caller answers, and says why
 
@@ -124,7 +126,7 @@ def _same_socket(path: Path, inode: int) -> bool:
         return False
 
 
-def serve(where: str, *, idle_seconds: float | None = None) -> int:
+def serve(where: str, *, answer: HookAnswer, idle_seconds: float | None = None) -> int:
     """Listen on ``where`` until idle, replaced or stopped; 0 also when another daemon holds it."""
     if idle_seconds is None:
         idle_seconds = float(os.environ.get("RADAR_DAEMON_IDLE") or _DEFAULT_IDLE_S)
@@ -143,7 +145,7 @@ def serve(where: str, *, idle_seconds: float | None = None) -> int:
         _warm_up()
         old_umask = os.umask(0o177)
         try:
-            server = _Server(str(path))
+            server = _Server(str(path), answer)
         finally:
             os.umask(old_umask)
         inode = path.stat().st_ino
@@ -185,13 +187,13 @@ def daemon_status() -> dict[str, Any] | None:
     return _call(path, "status") if path else None
 
 
-def daemon_command(action: str, *, socket_override: str | None = None) -> int:
+def daemon_command(action: str, *, answer: HookAnswer, socket_override: str | None = None) -> int:
     path = socket_override or socket_path()
     if path is None:
         print("radar: the state folder's path is too long for a Unix socket", file=sys.stderr)
         return 1
     if action == "run":
-        return serve(path)
+        return serve(path, answer=answer)
     reply = _call(path, action)
     if reply is None:
         print(f"not running ({path})")
