@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from proximity.agent.config import Policy
-from proximity.agent.findings import CheckResult, DriftFinding, Finding
+from proximity.engine.findings import CheckResult, DriftFinding, Finding
 from proximity.engine.merge_notes import tests_note
 
 __all__ = ["Decision", "decide", "describe"]

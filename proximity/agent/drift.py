@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from proximity.agent.findings import DriftFinding
 from proximity.agent.worktree import AskingWorktree
 from proximity.engine.diff import parse_raw_patch
 from proximity.engine.drift import MainlineChange, drift_hits
+from proximity.engine.findings import DriftFinding
 from proximity.sources.git._run import DIFF_ARGS, GitError, git, git_text
 
 __all__ = ["DriftUnknownError", "mainline_drift"]

@@ -17,7 +17,6 @@ from typing import Any
 
 from proximity.agent.config import ConfigError, Policy
 from proximity.agent.decide import Decision, decide, describe
-from proximity.agent.findings import CheckResult
 from proximity.agent.payloads import (
     POST,
     PRE,
@@ -30,6 +29,7 @@ from proximity.agent.payloads import (
 from proximity.agent.render import render
 from proximity.agent.session import AgentSession, ServerError
 from proximity.agent.state import hook_log
+from proximity.engine.findings import CheckResult
 from proximity.sources.git import GitError
 from proximity.sources.limits import wall_clock_deadline
 

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from proximity.agent.findings import CheckResult, findings_from_advisories
 from proximity.agent.state import LocalState
 from proximity.agent.worktree import AskingWorktree, engine_entries
 from proximity.engine.airspace import check_agent
+from proximity.engine.findings import CheckResult, findings_from_advisories
 from proximity.sources.diff_excerpts import diff_excerpts
 from proximity.sources.git import WorkingSet, read_working_sets
 

@@ -15,8 +15,8 @@ from proximity.agent.client import ApiClient
 from proximity.agent.config import Policy
 from proximity.agent.decide import decide, describe
 from proximity.agent.edits import PlannedEdit
-from proximity.agent.findings import CheckResult, Finding
 from proximity.agent.session import AgentSession
+from proximity.engine.findings import CheckResult, Finding
 from proximity.sources.git import explicit_worktrees, read_working_set
 
 __all__ = ["TOOLS", "AnswerError", "Seat"]

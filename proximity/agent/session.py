@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 from proximity.agent.config import RadarConfig, load_config
 from proximity.agent.edits import PlannedEdit
 from proximity.agent.errors import ServerError
-from proximity.agent.findings import CheckResult, DriftFinding
 from proximity.agent.state import LocalState, hook_log
 from proximity.agent.worktree import AskingWorktree, engine_entries, find_worktree, merge_base
+from proximity.engine.findings import CheckResult, DriftFinding
 
 if TYPE_CHECKING:
     from proximity.agent.client import ApiClient

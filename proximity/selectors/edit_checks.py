@@ -12,8 +12,8 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from proximity.agent.findings import CheckResult, findings_from_advisories
 from proximity.engine.airspace import AirspaceInputError, check_agent
+from proximity.engine.findings import CheckResult, findings_from_advisories
 from proximity.exceptions import InvalidInputError, NotFoundError
 from proximity.models import Agent, EditAcknowledgement, Principal, ProximityAdvisory
 from proximity.selectors.advisories import repository_get

@@ -9,8 +9,8 @@ import pytest
 
 from proximity.agent.config import Policy
 from proximity.agent.decide import decide
-from proximity.agent.findings import CheckResult, findings_from_advisories
 from proximity.engine.airspace import scan
+from proximity.engine.findings import CheckResult, findings_from_advisories
 from proximity.sources.git import read_working_sets
 from proximity.sources.symbols import (
     BoundedCache,

@@ -186,7 +186,7 @@ def test_the_stored_symbol_evidence_and_merge_check_reach_the_answer_and_the_hoo
 
     from proximity.agent.config import Policy
     from proximity.agent.decide import decide
-    from proximity.agent.findings import CheckResult
+    from proximity.engine.findings import CheckResult
     from proximity.services.scans import scan_run
 
     entry = file_entry("core.py", [[22, 22]], excerpt="-line 22\n+line 22 bob")

@@ -18,8 +18,8 @@ from django.test import override_settings
 
 from proximity.agent.config import Policy
 from proximity.agent.decide import decide
-from proximity.agent.findings import CheckResult
 from proximity.api.presenters import advisory_out
+from proximity.engine.findings import CheckResult
 from proximity.models import MergeCheck, ProximityAdvisory, Repository
 from proximity.selectors.airspace import latest_scan
 from proximity.services.merge_checks import TESTS_SUFFIX, merge_check_run, merge_checks_plan

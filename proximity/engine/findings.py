@@ -2,7 +2,8 @@
 
 The same shapes are built by the local check (reading worktrees) and by the server's
 ``POST /api/check`` (reading stored snapshots), and travel as JSON between them, so a hook
-decides the same way whichever answered.
+decides the same way whichever answered. Pure data, so it lives in the engine, below both the
+agent side and the server (a top-level module: importing it loads no other engine code).
 """
 
 from __future__ import annotations
