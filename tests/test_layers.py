@@ -4,9 +4,8 @@ Every module of ``proximity``, ``overlap_site`` and ``celery_app`` belongs to a 
 package's first folder or module: ``proximity.agent.hook`` is in ``agent``). A room may import
 itself and the rooms of any layer below its own, never one above and never a neighbour of its
 own layer; a room kept apart is imported only by the rooms named for it; and no files import
-each other, in a circle of any length. Imports are read with
-:mod:`ast`, including those inside functions and under ``TYPE_CHECKING``: a lazy import is
-still an arrow.
+each other, in a circle of any length. Imports are read with :mod:`ast`, including those inside
+functions and under ``TYPE_CHECKING``: a lazy import is still an arrow.
 """
 
 from __future__ import annotations
@@ -20,8 +19,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("proximity", "overlap_site", "celery_app")
 
+Graph = Mapping[str, frozenset[str]]
+Layers = tuple[tuple[str, ...], ...]
+
 #: Top to bottom. Each tuple is one layer; its rooms may use the layers below, not each other.
-LAYERS: tuple[tuple[str, ...], ...] = (
+LAYERS: Layers = (
     # the project (settings, URLs, the one NinjaAPI) and the command-line faces
     ("overlap_site", "management"),
     # the server's faces: HTTP API, the board, the admin desk, pages, Celery tasks, app config
@@ -44,9 +46,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 #: of its own: the server shares its vocabulary through the engine (``engine/findings.py``), and
 #: only the lab drives it.
 APART: Mapping[str, tuple[str, ...]] = {"agent": ("lab",)}
-
-Graph = Mapping[str, frozenset[str]]
-Layers = tuple[tuple[str, ...], ...]
 
 
 def first_party_modules(root: Path, packages: Iterable[str]) -> dict[str, Path]:
