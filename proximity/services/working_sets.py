@@ -17,6 +17,7 @@ from proximity.exceptions import InvalidInputError, NotFoundError
 from proximity.models import Agent, Principal, Repository, WorkingSetSnapshot
 from proximity.selectors.access import can_see
 from proximity.services.scan_requests import scan_request
+from proximity.services.time_bounds import within_window
 
 __all__ = ["WorkingSetReport", "working_set_report"]
 
@@ -110,7 +111,10 @@ def working_set_report(
     with transaction.atomic():
         agent = _agent_for(principal, report, owner)
         agent.label = report.label or agent.label or report.agent_id
-        agent.started_at = _earliest(report.started_at, agent.started_at) or now
+        # A start outside the window (a reader's odd commit date; the API refuses one with a
+        # 422) is ignored, so no report can store a time the database cannot read back.
+        started = within_window(report.started_at, now=now)
+        agent.started_at = _earliest(started, within_window(agent.started_at, now=now)) or now
         agent.last_report_at = now
         agent.save(update_fields=["label", "started_at", "last_report_at"])
         latest = agent.snapshots.order_by("-version").first()
