@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from proximity.models import Agent, Principal, ProximityAdvisory, Repository, TriggerMessage
-from proximity.services.tokens import principal_create, token_issue
+from proximity.services.tokens import agent_bind, principal_create, token_issue
 
 
 @dataclass(frozen=True)
@@ -30,15 +30,30 @@ def make_caller(
     clearances: list[str] | None = None,
     kind: str = "human",
     lead_scopes: list[str] | None = None,
+    creates_agents: bool = False,
 ) -> Caller:
     """A principal with a token; ``lead_scopes`` gives it the lead role there (may revise any
-    task it can see in those scopes)."""
-    principal = principal_create(name=name, kind=kind, scopes=scopes, clearances=clearances or [])
+    task it can see in those scopes); ``creates_agents`` lets it report under ids nobody was
+    issued (without it, bind ids with ``bind_agent``)."""
+    principal = principal_create(
+        name=name,
+        kind=kind,
+        scopes=scopes,
+        clearances=clearances or [],
+        creates_agents=creates_agents,
+    )
     if lead_scopes:
         principal.lead_scopes = sorted(lead_scopes)
         principal.save(update_fields=["lead_scopes"])
     raw, _ = token_issue(principal=principal, label="test")
     return Caller(principal, raw)
+
+
+def bind_agents(caller: Caller, repository: str, *agent_ids: str) -> Caller:
+    """Issue these agent ids to the caller, as ``tokens issue --agent REPOSITORY:ID`` does."""
+    for agent_id in agent_ids:
+        agent_bind(principal=caller.principal, repository=repository, agent_id=agent_id)
+    return caller
 
 
 def make_staff_caller(name: str, *, scopes: list[str], **extra: Any) -> Caller:

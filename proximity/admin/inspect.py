@@ -65,8 +65,8 @@ class ReadOnlyAdmin(ModelAdminBase):
 
 @admin.register(Principal)
 class PrincipalAdmin(ModelAdminBase):
-    list_display = ("name", "kind", "user", "is_active")
-    list_filter = ("kind", "is_active")
+    list_display = ("name", "kind", "user", "creates_agents", "is_active")
+    list_filter = ("kind", "creates_agents", "is_active")
     search_fields = ("name", "user__username")
     raw_id_fields = ("user",)
 

@@ -29,6 +29,16 @@ def _relative_path(value: str) -> str:
 
 
 RelPath = Annotated[str, Field(min_length=1, max_length=1024), AfterValidator(_relative_path)]
+
+
+def _one_line(value: str) -> str:
+    """A label is shown on the board and in other agents' reasons: one line, no control bytes."""
+    if _CONTROL.search(value):
+        raise ValueError("must be one line without control characters")
+    return value
+
+
+Label = Annotated[str, Field(max_length=255), AfterValidator(_one_line)]
 LineNo = Annotated[int, Field(ge=0, le=10_000_000)]
 
 
@@ -106,7 +116,7 @@ class IntentIn(In):
 class WorkingSetIn(In):
     repository: str = Id
     agent_id: str = Id
-    label: str = Field(default="", max_length=255)
+    label: Label = ""
     started_at: SentTime | None = None
     files: list[FileIn] = Field(max_length=5000)
     intent: list[IntentIn] = Field(default_factory=list, max_length=500)

@@ -17,6 +17,7 @@ from proximity.exceptions import NotFoundError
 from proximity.models import Agent, EditAcknowledgement, Principal, ProximityAdvisory
 from proximity.selectors.edit_checks import visible_agent
 from proximity.services.advisories import advisory_acknowledge
+from proximity.services.agent_identity import reporting_agent
 from proximity.services.pair_trails import pair_trail_acknowledge
 
 __all__ = ["edit_acknowledge"]
@@ -41,16 +42,13 @@ def edit_acknowledge(
     note: str,
     now: datetime,
 ) -> EditAcknowledgement:
-    """Store the acknowledgement (an agent row is created, bound to the caller, if new)."""
+    """Store the acknowledgement, under an agent id issued to the caller (agent_identity)."""
     repo, agent = visible_agent(principal, repository, agent_id)
     other = Agent.objects.filter(repository=repo, agent_id=other_id).first()
     if other is None or other_id == agent_id:
         raise NotFoundError("other agent")
     with transaction.atomic():
-        if agent is None:
-            agent, _ = Agent.objects.get_or_create(
-                repository=repo, agent_id=agent_id, defaults={"principal": principal}
-            )
+        agent = reporting_agent(principal=principal, repository=repo, agent_id=agent_id, owner=None)
         advisory = _live_advisory(agent, other)
         ack = EditAcknowledgement.objects.create(
             repository=repo,

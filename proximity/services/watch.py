@@ -57,7 +57,12 @@ def _shared_paths(airspace: RepoAirspace) -> set[str]:
 def _watcher(repo: Repository) -> Principal:
     principal, _ = Principal.objects.get_or_create(
         name=watcher_name(repo.name),
-        defaults={"kind": Principal.Kind.SERVICE, "scopes": [repo.scope], "clearances": []},
+        defaults={
+            "kind": Principal.Kind.SERVICE,
+            "scopes": [repo.scope],
+            "clearances": [],
+            "creates_agents": True,  # the watcher names the agents it finds
+        },
     )
     return principal
 

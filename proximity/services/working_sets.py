@@ -16,6 +16,7 @@ from proximity.engine.airspace import AirspaceInputError, parse_airspace
 from proximity.exceptions import InvalidInputError, NotFoundError
 from proximity.models import Agent, Principal, Repository, WorkingSetSnapshot
 from proximity.selectors.access import can_see
+from proximity.services.agent_identity import reporting_agent
 from proximity.services.scan_requests import scan_request
 from proximity.services.time_bounds import within_window
 
@@ -73,13 +74,9 @@ def _agent_for(
     )
     if repo is None or not visible:
         raise NotFoundError("repository")
-    # Lock the agent row so concurrent reports from one agent get consecutive versions.
-    agent, _ = Agent.objects.select_for_update(no_key=True).get_or_create(
-        repository=repo, agent_id=report.agent_id, defaults={"principal": principal or owner}
+    return reporting_agent(
+        principal=principal, repository=repo, agent_id=report.agent_id, owner=owner
     )
-    if principal is not None and agent.principal_id not in (None, principal.pk):
-        raise NotFoundError("agent")
-    return agent
 
 
 def _earliest(reported: datetime | None, known: datetime | None) -> datetime | None:
