@@ -7,6 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.utils import timezone
 
 from proximity.models import Agent, Principal, ProximityAdvisory, Repository, TriggerMessage
@@ -56,10 +57,24 @@ def bind_agents(caller: Caller, repository: str, *agent_ids: str) -> Caller:
     return caller
 
 
-def make_staff_caller(name: str, *, scopes: list[str], **extra: Any) -> Caller:
-    """A caller whose principal is linked to an active staff user (the staff rule)."""
+REPOSITORY_PERMISSIONS = ("add_repository", "delete_repository")
+
+
+def make_staff_caller(
+    name: str,
+    *,
+    scopes: list[str],
+    permissions: tuple[str, ...] = REPOSITORY_PERMISSIONS,
+    **extra: Any,
+) -> Caller:
+    """A caller linked to an active staff user holding these ``proximity`` model permissions
+    (by default what the admin requires to add and remove repositories)."""
     caller = make_caller(name, scopes=scopes, **extra)
-    caller.principal.user = get_user_model().objects.create_user(f"u-{name}", is_staff=True)
+    user = get_user_model().objects.create_user(f"u-{name}", is_staff=True)
+    user.user_permissions.set(
+        Permission.objects.filter(content_type__app_label="proximity", codename__in=permissions)
+    )
+    caller.principal.user = user
     caller.principal.save(update_fields=["user"])
     return caller
 

@@ -138,6 +138,8 @@ class RepositoryOut(Out):
     agent_count: int
     merge_checks: bool = False
     merge_check_tests: bool = False
+    # Set once removed: the repository takes no reports, its records stay readable.
+    archived_at: AwareDatetime | None = None
 
 
 class RepositoryIn(In):

@@ -41,6 +41,10 @@ class Repository(models.Model):
     scan_input_order = models.BigIntegerField(default=0)
     applied_input_order = models.BigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Removing a repository archives it (services/repositories.py): agents stop, its records and
+    # trails stay readable and verifiable, and who removed it and when are kept here.
+    archived_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    archived_by = models.CharField(max_length=150, blank=True)
 
     class Meta:
         verbose_name_plural = "repositories"

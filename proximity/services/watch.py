@@ -115,7 +115,7 @@ def repository_watch_tick(*, repository_id: int, now: datetime | None = None) ->
     """Read the repository's worktrees now; idempotent (unchanged worktrees store nothing new)."""
     now = now or timezone.now()
     repo = Repository.objects.filter(pk=repository_id).first()
-    if repo is None:  # removed after this tick was queued: nothing left to watch
+    if repo is None or repo.archived_at is not None:  # removed after this tick was queued
         return WatchOutcome(0, 0, 0, ("repository removed",))
     try:
         airspace = read_repository_airspace(

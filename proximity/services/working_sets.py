@@ -17,6 +17,7 @@ from proximity.exceptions import InvalidInputError, NotFoundError
 from proximity.models import Agent, Principal, Repository, WorkingSetSnapshot
 from proximity.selectors.access import can_see
 from proximity.services.agent_identity import reporting_agent
+from proximity.services.repositories import repository_writable
 from proximity.services.scan_requests import scan_request
 from proximity.services.time_bounds import within_window
 
@@ -74,6 +75,7 @@ def _agent_for(
     )
     if repo is None or not visible:
         raise NotFoundError("repository")
+    repository_writable(repo)
     return reporting_agent(
         principal=principal, repository=repo, agent_id=report.agent_id, owner=owner
     )

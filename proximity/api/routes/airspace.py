@@ -108,7 +108,10 @@ def read_advisory(request: HttpRequest, advisory_id: int) -> AdvisoryOut:
 
 
 @router.post(
-    "/advisories/{advisory_id}/acknowledge", response={200: AdvisoryOut, **ERRORS}, by_alias=True
+    "/advisories/{advisory_id}/acknowledge",
+    response={200: AdvisoryOut, **ERRORS},
+    by_alias=True,
+    throttle=[TokenRateThrottle("OVERLAP_REPORT_RATE", "acknowledgements")],
 )
 def acknowledge_advisory(
     request: HttpRequest, advisory_id: int, body: AcknowledgeIn
