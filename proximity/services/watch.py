@@ -133,4 +133,8 @@ def repository_watch_tick(*, repository_id: int, now: datetime | None = None) ->
     scan_request(repository_id=repo.pk, now=now)
     for problem in airspace.problems:
         log.warning("watch of %s: %s", repo.name, problem)
-    return WatchOutcome(agents, edges, len(conflicts), airspace.problems)
+    # Files too large (or too costly) to parse: their coupling is unknown, and said so.
+    unknown = tuple(w for w in airspace.warnings if "coupling is unknown" in w)
+    for warning in unknown:
+        log.info("watch of %s: %s", repo.name, warning)
+    return WatchOutcome(agents, edges, len(conflicts), airspace.problems + unknown)
