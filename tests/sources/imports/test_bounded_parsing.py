@@ -55,9 +55,7 @@ def test_a_file_over_the_line_bound_is_not_parsed(repo) -> None:
     assert not graph.edges.get("pkg/many.py")
 
 
-def test_a_mid_sized_file_is_parsed_in_a_limited_child_with_its_edges(
-    repo, tmp_path: Path
-) -> None:
+def test_a_mid_sized_file_is_parsed_in_a_limited_child_with_its_edges(repo, tmp_path: Path) -> None:
     padding = "# padding\n" * (bounded.CHILD_PARSE_BYTES // 10 + 10)
     path = repo.write("pkg/big.py", "from pkg import core\n" + padding)
     assert path.stat().st_size > bounded.CHILD_PARSE_BYTES
