@@ -124,7 +124,8 @@ def watch_repository(self: Any, repository_id: int) -> int:
 def watch_repositories(self: Any) -> int:
     from proximity.models import Repository
 
-    ids = list(Repository.objects.filter(watch=True).exclude(path="").values_list("pk", flat=True))
+    watched = Repository.objects.filter(watch=True, archived_at__isnull=True).exclude(path="")
+    ids = list(watched.values_list("pk", flat=True))
     now = timezone.now()
     claimed = [pk for pk in ids if watch_claim(repository_id=pk, now=now)]
     for pk in claimed:

@@ -88,18 +88,25 @@ def celery_worker(transactional_db: None) -> Iterator[Any]:
 
 @pytest.fixture
 def lead(db: None) -> Any:
-    """Full scope: sees team-a and team-b, cleared for the 'internal' label."""
+    """Full scope: sees team-a and team-b, cleared for the 'internal' label.
+
+    It may report under agent ids nobody was issued (``creates_agents``), as a harness that starts
+    its own agents does, so tests of other behaviour report any id; tests of issued identities
+    (tests/reliability/test_issued_identities.py) use principals without the right.
+    """
     from tests.factories import make_caller
 
-    return make_caller("lead", scopes=["team-a", "team-b"], clearances=["internal"])
+    return make_caller(
+        "lead", scopes=["team-a", "team-b"], clearances=["internal"], creates_agents=True
+    )
 
 
 @pytest.fixture
 def partial(db: None) -> Any:
-    """Partial scope: team-a only, no clearances."""
+    """Partial scope: team-a only, no clearances; may create agents, as ``lead``."""
     from tests.factories import make_caller
 
-    return make_caller("partial", scopes=["team-a"])
+    return make_caller("partial", scopes=["team-a"], creates_agents=True)
 
 
 @pytest.fixture

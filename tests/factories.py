@@ -7,10 +7,11 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.utils import timezone
 
 from proximity.models import Agent, Principal, ProximityAdvisory, Repository, TriggerMessage
-from proximity.services.tokens import principal_create, token_issue
+from proximity.services.tokens import agent_bind, principal_create, token_issue
 
 
 @dataclass(frozen=True)
@@ -30,10 +31,18 @@ def make_caller(
     clearances: list[str] | None = None,
     kind: str = "human",
     lead_scopes: list[str] | None = None,
+    creates_agents: bool = False,
 ) -> Caller:
     """A principal with a token; ``lead_scopes`` gives it the lead role there (may revise any
-    task it can see in those scopes)."""
-    principal = principal_create(name=name, kind=kind, scopes=scopes, clearances=clearances or [])
+    task it can see in those scopes); ``creates_agents`` lets it report under ids nobody was
+    issued (without it, bind ids with ``bind_agent``)."""
+    principal = principal_create(
+        name=name,
+        kind=kind,
+        scopes=scopes,
+        clearances=clearances or [],
+        creates_agents=creates_agents,
+    )
     if lead_scopes:
         principal.lead_scopes = sorted(lead_scopes)
         principal.save(update_fields=["lead_scopes"])
@@ -41,10 +50,31 @@ def make_caller(
     return Caller(principal, raw)
 
 
-def make_staff_caller(name: str, *, scopes: list[str], **extra: Any) -> Caller:
-    """A caller whose principal is linked to an active staff user (the staff rule)."""
+def bind_agents(caller: Caller, repository: str, *agent_ids: str) -> Caller:
+    """Issue these agent ids to the caller, as ``tokens issue --agent REPOSITORY:ID`` does."""
+    for agent_id in agent_ids:
+        agent_bind(principal=caller.principal, repository=repository, agent_id=agent_id)
+    return caller
+
+
+REPOSITORY_PERMISSIONS = ("add_repository", "delete_repository")
+
+
+def make_staff_caller(
+    name: str,
+    *,
+    scopes: list[str],
+    permissions: tuple[str, ...] = REPOSITORY_PERMISSIONS,
+    **extra: Any,
+) -> Caller:
+    """A caller linked to an active staff user holding these ``proximity`` model permissions
+    (by default what the admin requires to add and remove repositories)."""
     caller = make_caller(name, scopes=scopes, **extra)
-    caller.principal.user = get_user_model().objects.create_user(f"u-{name}", is_staff=True)
+    user = get_user_model().objects.create_user(f"u-{name}", is_staff=True)
+    user.user_permissions.set(
+        Permission.objects.filter(content_type__app_label="proximity", codename__in=permissions)
+    )
+    caller.principal.user = user
     caller.principal.save(update_fields=["user"])
     return caller
 

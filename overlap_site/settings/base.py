@@ -143,6 +143,8 @@ OVERLAP_SCAN_RETRY_BACKOFF_SECONDS = env_int("OVERLAP_SCAN_RETRY_BACKOFF_SECONDS
 OVERLAP_COVERAGE_STALE_SECONDS = env_int("OVERLAP_COVERAGE_STALE_SECONDS", 120, minimum=1)
 OVERLAP_TRIGGER_COOLDOWN_SECONDS = env_int("OVERLAP_TRIGGER_COOLDOWN_SECONDS", 300, minimum=0)
 OVERLAP_WORKING_SET_TTL_SECONDS = env_int("OVERLAP_WORKING_SET_TTL_SECONDS", 3600, minimum=60)
+# How far ahead of the server's clock a time an agent sends may lie (startedAt, touchedAt).
+OVERLAP_CLOCK_SKEW_SECONDS = env_int("OVERLAP_CLOCK_SKEW_SECONDS", 300, minimum=0)
 # How long an agent's acknowledgement of another (after a pre-edit denial) allows its edits.
 OVERLAP_EDIT_ACK_TTL_SECONDS = env_int("OVERLAP_EDIT_ACK_TTL_SECONDS", 14400, minimum=60)
 OVERLAP_WATCH_INTERVAL_SECONDS = env_int("OVERLAP_WATCH_INTERVAL_SECONDS", 30, minimum=1)

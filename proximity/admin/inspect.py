@@ -28,7 +28,11 @@ from proximity.selectors.access import visible_labels_q
 from proximity.selectors.adjudications import principal_for_user, visible_overlap_advisories
 from proximity.selectors.advisories import repository_list
 from proximity.services.advisories import advisory_acknowledge
-from proximity.services.repositories import RepositorySettings, repository_settings_clean
+from proximity.services.repositories import (
+    RepositorySettings,
+    repository_remove,
+    repository_settings_clean,
+)
 
 __all__ = ["ModelAdminBase", "ReadOnlyAdmin", "repo_ids", "visible_version_ids"]
 
@@ -65,8 +69,8 @@ class ReadOnlyAdmin(ModelAdminBase):
 
 @admin.register(Principal)
 class PrincipalAdmin(ModelAdminBase):
-    list_display = ("name", "kind", "user", "is_active")
-    list_filter = ("kind", "is_active")
+    list_display = ("name", "kind", "user", "creates_agents", "is_active")
+    list_filter = ("kind", "creates_agents", "is_active")
     search_fields = ("name", "user__username")
     raw_id_fields = ("user",)
 
@@ -116,13 +120,29 @@ class RepositoryAdmin(ModelAdminBase):
     """Staff with the model's permissions register repositories here, as with the command."""
 
     form = RepositoryForm
-    list_display = ("name", "scope", "profile", "watch", "merge_checks", "scan_requested_at")
-    list_filter = ("scope", "profile", "watch", "merge_checks")
+    list_display = ("name", "scope", "profile", "watch", "merge_checks", "archived_at")
+    list_filter = ("scope", "profile", "watch", "merge_checks", "archived_at")
     search_fields = ("name",)
-    readonly_fields = ("watch_conflicts", "scan_requested_at", "created_at")
+    readonly_fields = (
+        "watch_conflicts", "scan_requested_at", "created_at", "archived_at", "archived_by",
+    )  # fmt: skip
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Repository]:
         return super().get_queryset(request).filter(pk__in=repo_ids(request))
+
+    # Deleting archives (services/repositories.py): the admin's delete permission is the right,
+    # and nothing reported into the repository is erased, so the confirmation lists no rows
+    # "to be deleted" and needs no delete permission on them.
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> Any:
+        return [str(o) for o in objs], {}, set(), []
+
+    def delete_model(self, request: HttpRequest, obj: Repository) -> None:
+        if obj.archived_at is None:
+            repository_remove(principal=None, name=obj.name, by=request.user.get_username())
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Repository]) -> None:
+        for repo in queryset.filter(archived_at__isnull=True):
+            self.delete_model(request, repo)
 
 
 @admin.register(Agent)

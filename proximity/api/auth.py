@@ -12,9 +12,9 @@ from ninja.security import HttpBearer
 from proximity.api.throttles import auth_failure_throttle
 from proximity.exceptions import ForbiddenError
 from proximity.models import Principal
-from proximity.selectors.access import is_staff, principal_for_token
+from proximity.selectors.access import holds_permission, principal_for_token
 
-__all__ = ["StaffTokenAuth", "TokenAuth", "optional_principal", "principal_of"]
+__all__ = ["PermissionTokenAuth", "TokenAuth", "optional_principal", "principal_of"]
 
 
 class TokenAuth(HttpBearer):
@@ -25,17 +25,21 @@ class TokenAuth(HttpBearer):
         return principal
 
 
-class StaffTokenAuth(TokenAuth):
-    """A known token of a non-staff principal is a 403 before the body is read.
+class PermissionTokenAuth(TokenAuth):
+    """A known token whose principal lacks the admin's model permission is a 403 before the body.
 
-    Checked here rather than only in the service so that a non-staff caller learns nothing
-    from the validation of a body it may not send (ninja maps the raise through api.py).
+    Checked here rather than only in the service so that a caller without the right learns
+    nothing from the validation of a body it may not send (ninja maps the raise through api.py).
     """
+
+    def __init__(self, permission: str, action: str) -> None:
+        super().__init__()
+        self.permission, self.action = permission, action
 
     def authenticate(self, request: HttpRequest, token: str) -> Principal | None:
         principal = super().authenticate(request, token)
-        if principal is not None and not is_staff(principal):
-            raise ForbiddenError("only staff may register or remove repositories")
+        if principal is not None and not holds_permission(principal, self.permission):
+            raise ForbiddenError(f"{self.action} needs the {self.permission} permission")
         return principal
 
 

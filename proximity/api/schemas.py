@@ -6,8 +6,10 @@ import re
 from typing import Annotated, Any, Literal
 
 from ninja import Schema
-from pydantic import AfterValidator, AwareDatetime, ConfigDict, Field
+from pydantic import AfterValidator, AwareDatetime, BeforeValidator, ConfigDict, Field
 from pydantic.alias_generators import to_camel
+
+from proximity.services.time_bounds import iso_time, time_window_error
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$"
 Id = Field(min_length=1, max_length=120, pattern=ID_PATTERN)
@@ -27,7 +29,35 @@ def _relative_path(value: str) -> str:
 
 
 RelPath = Annotated[str, Field(min_length=1, max_length=1024), AfterValidator(_relative_path)]
+
+
+def _one_line(value: str) -> str:
+    """A label is shown on the board and in other agents' reasons: one line, no control bytes."""
+    if _CONTROL.search(value):
+        raise ValueError("must be one line without control characters")
+    return value
+
+
+Label = Annotated[str, Field(max_length=255), AfterValidator(_one_line)]
 LineNo = Annotated[int, Field(ge=0, le=10_000_000)]
+
+
+def _past(value: AwareDatetime) -> AwareDatetime:
+    if problem := time_window_error(value):
+        raise ValueError(problem)
+    return value
+
+
+def _expiry(value: AwareDatetime) -> AwareDatetime:
+    if problem := time_window_error(value, ahead=True):
+        raise ValueError(problem)
+    return value
+
+
+# Every time an agent sends: an ISO-8601 string with an offset inside the window
+# (proximity/services/time_bounds.py); a number or an out-of-window time is a 422 naming it.
+SentTime = Annotated[AwareDatetime, BeforeValidator(iso_time), AfterValidator(_past)]
+SentExpiry = Annotated[AwareDatetime, BeforeValidator(iso_time), AfterValidator(_expiry)]
 
 
 class In(Schema):
@@ -74,20 +104,20 @@ class FileIn(In):
     status: Literal["A", "M", "D", "R", "C", "T"] | None = None
     old_path: RelPath | None = None
     weight: float | None = Field(default=None, ge=0, le=1)
-    touched_at: AwareDatetime | None = None
+    touched_at: SentTime | None = None
     excerpt: str | None = Field(default=None, max_length=4000)
 
 
 class IntentIn(In):
     path: RelPath
-    expires_at: AwareDatetime | None = None
+    expires_at: SentExpiry | None = None
 
 
 class WorkingSetIn(In):
     repository: str = Id
     agent_id: str = Id
-    label: str = Field(default="", max_length=255)
-    started_at: AwareDatetime | None = None
+    label: Label = ""
+    started_at: SentTime | None = None
     files: list[FileIn] = Field(max_length=5000)
     intent: list[IntentIn] = Field(default_factory=list, max_length=500)
 
@@ -108,6 +138,8 @@ class RepositoryOut(Out):
     agent_count: int
     merge_checks: bool = False
     merge_check_tests: bool = False
+    # Set once removed: the repository takes no reports, its records stay readable.
+    archived_at: AwareDatetime | None = None
 
 
 class RepositoryIn(In):

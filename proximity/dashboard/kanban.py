@@ -179,9 +179,13 @@ def _evidence_view(card: TaskCard) -> list[Any]:
         )
         for e in card.evidence
     ]
+    # A card that links into the blind label page never shows the model's probability: whoever
+    # labels from the desk would have read it first (issue 31, item 8).
+    probability = (
+        "" if card.open_url else f"duplicate probability {probability_text(card.score)} · "
+    )
     head = (
-        f"Queue #{card.queue_rank} · duplicate probability {probability_text(card.score)} · "
-        f"model {card.evidence_model} · "
+        f"Queue #{card.queue_rank} · {probability}model {card.evidence_model} · "
         "locally selected, not validated"
     )
     return [html.P(head, className="evidence"), html.Ul(terms, className="evidence-terms")]

@@ -135,7 +135,9 @@ class _Driver:
     def emit(self, at: int, kind: str, **fields: Any) -> None:
         self.seq += 1
         row = {"seq": self.seq, "policy": self.policy, "at": _iso(at), "t": at, "kind": kind}
-        self.log.write(json.dumps({**row, **fields}, ensure_ascii=False, sort_keys=True) + "\n")
+        # ASCII escapes: a path that is not UTF-8 is held with surrogate escapes, which a
+        # UTF-8 file refuses to store (issue 31, item 8); json.loads gives it back unchanged.
+        self.log.write(json.dumps({**row, **fields}, sort_keys=True) + "\n")
 
     def __call__(self, action: Action) -> Outcome:
         handler = getattr(self, f"_do_{action.kind}")

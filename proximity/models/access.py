@@ -46,6 +46,9 @@ class Principal(models.Model):
     # The lead role: in these scopes the principal may revise any task it can see, not only its
     # own. A lead scope grants no visibility; ``scopes`` and ``clearances`` still decide that.
     lead_scopes = models.JSONField(default=list, blank=True)
+    # The explicit right to report under agent ids nobody was issued (services/agent_identity.py):
+    # granted by the operator (`tokens issue --create-agents`), never by reporting first.
+    creates_agents = models.BooleanField(default=False)
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

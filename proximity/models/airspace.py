@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from django.db import models
 from django.db.models import Q
 
 from proximity.models.access import Principal
+
+# The earliest time an agent may send (services/time_bounds.py), also a database constraint.
+EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
 
 
 class Repository(models.Model):
@@ -36,6 +41,10 @@ class Repository(models.Model):
     scan_input_order = models.BigIntegerField(default=0)
     applied_input_order = models.BigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Removing a repository archives it (services/repositories.py): agents stop, its records and
+    # trails stay readable and verifiable, and who removed it and when are kept here.
+    archived_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    archived_by = models.CharField(max_length=150, blank=True)
 
     class Meta:
         verbose_name_plural = "repositories"
@@ -59,7 +68,13 @@ class Agent(models.Model):
     class Meta:
         ordering = ["repository", "agent_id"]
         constraints = [
-            models.UniqueConstraint(fields=["repository", "agent_id"], name="agent_unique_in_repo")
+            models.UniqueConstraint(fields=["repository", "agent_id"], name="agent_unique_in_repo"),
+            # A start before 2000 is refused at the edge (services/time_bounds.py); the database
+            # refuses it too, since year 1 at +14:00 is stored by PostgreSQL but not read back.
+            models.CheckConstraint(
+                condition=Q(started_at__isnull=True) | Q(started_at__gte=EARLIEST),
+                name="agent_started_in_window",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -13,7 +13,8 @@ from proximity.models import ApiToken, Principal
 
 __all__ = [
     "can_see",
-    "is_staff",
+    "holds_permission",
+    "is_staff_user",
     "principal_for_token",
     "token_digest",
     "viewer_of",
@@ -66,15 +67,23 @@ def visible_scopes(principal: Principal | None) -> Sequence[str]:
     return list(principal.scopes) if principal is not None and principal.is_active else []
 
 
-def is_staff(principal: Principal | None) -> bool:
-    """Staff may register and remove repositories: a principal linked to an active staff user.
+def is_staff_user(user: object) -> bool:
+    """An active user the admin lets in (``is_staff``): who may read operational details."""
+    return bool(getattr(user, "is_active", False) and getattr(user, "is_staff", False))
 
-    The admin's own flag, so whoever may add a repository in the admin may do it through the
-    API, and no token becomes staff by the kind it was issued with (docs/DECISIONS.md).
+
+def holds_permission(principal: Principal | None, permission: str) -> bool:
+    """What the admin requires for the same write: an active staff user holding ``permission``.
+
+    ``permission`` is a Django model permission (``proximity.add_repository``), so whoever may
+    add a repository in the admin may do it through the API and nobody else: the staff flag
+    alone (every adjudicator has it, to reach the desk) grants no write, and no token gains one
+    by the kind it was issued with (docs/DECISIONS.md).
     """
     if principal is None or not principal.is_active or principal.user is None:
         return False
-    return principal.user.is_active and principal.user.is_staff
+    user = principal.user
+    return user.is_active and user.is_staff and user.has_perm(permission)
 
 
 def watcher_name(repository: str) -> str:

@@ -17,7 +17,9 @@ from proximity.exceptions import NotFoundError
 from proximity.models import Agent, EditAcknowledgement, Principal, ProximityAdvisory
 from proximity.selectors.edit_checks import visible_agent
 from proximity.services.advisories import advisory_acknowledge
+from proximity.services.agent_identity import reporting_agent
 from proximity.services.pair_trails import pair_trail_acknowledge
+from proximity.services.repositories import repository_writable
 
 __all__ = ["edit_acknowledge"]
 
@@ -41,16 +43,19 @@ def edit_acknowledge(
     note: str,
     now: datetime,
 ) -> EditAcknowledgement:
-    """Store the acknowledgement (an agent row is created, bound to the caller, if new)."""
+    """Store the acknowledgement, under an agent id issued to the caller (agent_identity)."""
     repo, agent = visible_agent(principal, repository, agent_id)
+    repository_writable(repo)
     other = Agent.objects.filter(repository=repo, agent_id=other_id).first()
     if other is None or other_id == agent_id:
         raise NotFoundError("other agent")
     with transaction.atomic():
-        if agent is None:
-            agent, _ = Agent.objects.get_or_create(
-                repository=repo, agent_id=agent_id, defaults={"principal": principal}
-            )
+        # Both agents' rows, in primary-key order, before the pair's trail is read: concurrent
+        # acknowledgements of one pair (from either side) then append one after the other, and
+        # none is lost from the trail (issue 31, item 6). The order rules out a deadlock.
+        pair = [other.pk] + ([agent.pk] if agent is not None else [])
+        list(Agent.objects.select_for_update(no_key=True).filter(pk__in=pair).order_by("pk"))
+        agent = reporting_agent(principal=principal, repository=repo, agent_id=agent_id, owner=None)
         advisory = _live_advisory(agent, other)
         ack = EditAcknowledgement.objects.create(
             repository=repo,

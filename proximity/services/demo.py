@@ -161,7 +161,9 @@ def _report(principal: Principal, agent: DemoAgent, now: datetime) -> None:
         label=agent.label,
         started_at=now - timedelta(minutes=20),
     )
-    working_set_report(principal=principal, report=report, now=now)
+    # Seeded by the operator, in process (principal None), as the watcher reports: the demo's
+    # agents are bound to ``principal`` without it holding the right to create agents.
+    working_set_report(principal=None, report=report, now=now, owner=principal)
 
 
 def demo_airspace_seed(

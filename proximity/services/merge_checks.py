@@ -161,7 +161,7 @@ def merge_checks_plan(
     now: datetime | None = None,
 ) -> PlanOutcome:
     """Queue the checks the latest scan calls for; idempotent (rows are keyed by trees)."""
-    if not repository.merge_checks or not repository.path:
+    if not repository.merge_checks or not repository.path or repository.archived_at is not None:
         return PlanOutcome()
     now = now or timezone.now()
     trees = dict(trees) if trees is not None else current_trees(repository)

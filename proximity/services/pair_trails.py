@@ -16,6 +16,7 @@ import re
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db.models import Q
 
 from proximity.engine.trail import ShadowTrailError
 from proximity.engine.trail.pairs import Footprint, acknowledge_in_pair, pair_trail_id
@@ -29,13 +30,24 @@ _HEX40 = re.compile(r"^[0-9a-f]{40}$")
 
 
 def _latest(repository: Repository, agent: Agent, other: Agent) -> tuple[int, ShadowTrail | None]:
-    n, found = 1, None
-    while True:
-        trail_id = pair_trail_id(repository.name, agent.agent_id, other.agent_id, n)
-        row = ShadowTrail.objects.filter(trail_id=trail_id).first()
-        if row is None:
-            return (n - 1 if found else 1), found
-        found, n = row, n + 1
+    """The pair's latest trail and its number, in two queries however many trails it has.
+
+    Trails are numbered from 1 without gaps (``<base>``, ``<base>:2``, ...); reading them one by
+    one cost a query per earlier trail of the pair on every acknowledgement (issue 31, item 6).
+    """
+
+    def trail_id(n: int) -> str:
+        return pair_trail_id(repository.name, agent.agent_id, other.agent_id, n)
+
+    base = trail_id(1)
+    pair = Q(trail_id=base) | Q(trail_id__startswith=f"{base}:")
+    stored = set(ShadowTrail.objects.filter(pair).values_list("trail_id", flat=True))
+    n = 0
+    while trail_id(n + 1) in stored:
+        n += 1
+    if n == 0:
+        return 1, None
+    return n, ShadowTrail.objects.get(trail_id=trail_id(n))
 
 
 def _writes(agent: Agent) -> list[str]:

@@ -1,4 +1,4 @@
-"""Register and remove the repositories agents report into (command line, staff API, admin).
+"""Register and remove (archive) the repositories agents report into (command line, API, admin).
 
 Errors name fields as the API's JSON does (``baseBranch``, ``webhookUrl``); the command and the
 admin translate them to their own flags and form fields.
@@ -12,11 +12,12 @@ from dataclasses import dataclass, replace
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator, validate_slug
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from proximity.engine.airspace import DEFAULT_PROFILE, PROFILES
 from proximity.exceptions import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from proximity.models import Principal, Repository
-from proximity.selectors.access import can_see, is_staff
+from proximity.selectors.access import can_see, holds_permission
 from proximity.sources.git import GitError
 from proximity.sources.git.worktrees import repository_root
 
@@ -25,6 +26,7 @@ __all__ = [
     "repository_create",
     "repository_remove",
     "repository_settings_clean",
+    "repository_writable",
 ]
 
 _BLANK_OR_CONTROL = re.compile(r"[\s\x00-\x1f\x7f]")
@@ -113,10 +115,20 @@ def repository_settings_clean(settings: RepositorySettings) -> RepositorySetting
     return replace(settings, scope=scope, path=path)
 
 
-def _require_staff(principal: Principal | None) -> None:
-    # principal None is a trusted operator on the server (the command line, the admin's form).
-    if principal is not None and not is_staff(principal):
-        raise ForbiddenError("only staff may register or remove repositories")
+def _require(principal: Principal | None, permission: str, action: str) -> None:
+    # principal None is a trusted operator on the server (the command line, the admin's form,
+    # which checks the same permission itself).
+    if principal is not None and not holds_permission(principal, permission):
+        raise ForbiddenError(f"{action} needs the {permission} permission")
+
+
+def repository_writable(repository: Repository) -> None:
+    """A removed (archived) repository takes no more reports: a 409 naming it, nothing stored."""
+    if repository.archived_at is not None:
+        raise ConflictError(
+            f"repository {repository.name} was removed on {repository.archived_at:%Y-%m-%d}",
+            field="repository",
+        )
 
 
 def repository_create(
@@ -137,12 +149,16 @@ def repository_create(
     Staff may register a repository in any scope, their own or not: onboarding another team is
     the point (docs/DECISIONS.md).
     """
-    _require_staff(principal)
+    _require(principal, "proximity.add_repository", "registering a repository")
     wanted = RepositorySettings(
         name, path, scope, base_branch, watch, webhook_url, profile, merge_checks, merge_check_tests
     )
     clean = repository_settings_clean(wanted)
-    taken = ConflictError(f"a repository named {clean.name!r} already exists", field="name")
+    # A removed repository keeps its name: its trails and advisories are filed under it.
+    taken = ConflictError(
+        f"a repository named {clean.name!r} exists or was removed (names are not reused)",
+        field="name",
+    )
     if Repository.objects.filter(name=clean.name).exists():
         raise taken
     try:
@@ -163,16 +179,28 @@ def repository_create(
         raise taken from None
 
 
-def repository_remove(*, principal: Principal | None, name: str) -> None:
-    """Delete a repository with its agents, snapshots, scans, advisories and messages.
+def repository_remove(*, principal: Principal | None, name: str, by: str = "") -> Repository:
+    """Archive a repository: agents stop, nothing is deleted, who removed it and when is kept.
 
-    Staff remove only repositories they can see; a hidden one answers like a missing one.
+    Its snapshots, scans, advisories, acknowledgements and hash-chained trails stay readable to
+    whoever sees its scope (and verifiable); reports, acknowledgements and watch ticks answer
+    409 from then on. Deleting rows under concurrent reports raised an IntegrityError (a 503)
+    and erased the trails without a trace (issue 31, item 5). ``by`` names a trusted operator
+    (``principal`` None). Staff remove only repositories they can see; a hidden one answers
+    like a missing one, and one already removed as well.
     """
-    _require_staff(principal)
-    repo = Repository.objects.filter(name=name).first()
-    visible = repo is not None and (
-        principal is None or can_see(principal, repo.scope, repo.disclosure)
-    )
-    if repo is None or not visible:
-        raise NotFoundError("repository")
-    repo.delete()
+    _require(principal, "proximity.delete_repository", "removing a repository")
+    with transaction.atomic():
+        # The row lock orders a removal after the reports already holding it (scan_request
+        # updates this row), so a report either lands before the removal or gets the 409.
+        repo = Repository.objects.select_for_update().filter(name=name).first()
+        visible = repo is not None and (
+            principal is None or can_see(principal, repo.scope, repo.disclosure)
+        )
+        if repo is None or not visible or repo.archived_at is not None:
+            raise NotFoundError("repository")
+        repo.archived_at = timezone.now()
+        repo.archived_by = (principal.name if principal is not None else by or "operator")[:150]
+        repo.scan_requested_at = None
+        repo.save(update_fields=["archived_at", "archived_by", "scan_requested_at"])
+    return repo

@@ -30,7 +30,9 @@ log = logging.getLogger(__name__)
 def scan_request(*, repository_id: int, now: datetime | None = None) -> bool:
     """Record that a scan is wanted; return True when this call scheduled it."""
     now = now or timezone.now()
-    rows = Repository.objects.filter(pk=repository_id)
+    # A removed (archived) repository is never scanned again; a report racing the removal
+    # waits on its row lock here and then matches nothing.
+    rows = Repository.objects.filter(pk=repository_id, archived_at__isnull=True)
     while True:
         if rows.filter(scan_requested_at__isnull=True).update(scan_requested_at=now):
             transaction.on_commit(lambda: scan_enqueue(repository_id=repository_id))

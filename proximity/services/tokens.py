@@ -15,10 +15,20 @@ __all__ = ["agent_bind", "principal_create", "token_issue", "token_revoke"]
 
 
 def principal_create(
-    *, name: str, kind: str = Principal.Kind.HUMAN, scopes: list[str], clearances: list[str]
+    *,
+    name: str,
+    kind: str = Principal.Kind.HUMAN,
+    scopes: list[str],
+    clearances: list[str],
+    creates_agents: bool = False,
 ) -> Principal:
+    """``creates_agents``: may report under agent ids nobody was issued (agent_identity.py)."""
     return Principal.objects.create(
-        name=name, kind=kind, scopes=sorted(set(scopes)), clearances=sorted(set(clearances))
+        name=name,
+        kind=kind,
+        scopes=sorted(set(scopes)),
+        clearances=sorted(set(clearances)),
+        creates_agents=creates_agents,
     )
 
 

@@ -57,7 +57,12 @@ def _shared_paths(airspace: RepoAirspace) -> set[str]:
 def _watcher(repo: Repository) -> Principal:
     principal, _ = Principal.objects.get_or_create(
         name=watcher_name(repo.name),
-        defaults={"kind": Principal.Kind.SERVICE, "scopes": [repo.scope], "clearances": []},
+        defaults={
+            "kind": Principal.Kind.SERVICE,
+            "scopes": [repo.scope],
+            "clearances": [],
+            "creates_agents": True,  # the watcher names the agents it finds
+        },
     )
     return principal
 
@@ -110,7 +115,7 @@ def repository_watch_tick(*, repository_id: int, now: datetime | None = None) ->
     """Read the repository's worktrees now; idempotent (unchanged worktrees store nothing new)."""
     now = now or timezone.now()
     repo = Repository.objects.filter(pk=repository_id).first()
-    if repo is None:  # removed after this tick was queued: nothing left to watch
+    if repo is None or repo.archived_at is not None:  # removed after this tick was queued
         return WatchOutcome(0, 0, 0, ("repository removed",))
     try:
         airspace = read_repository_airspace(
@@ -128,4 +133,8 @@ def repository_watch_tick(*, repository_id: int, now: datetime | None = None) ->
     scan_request(repository_id=repo.pk, now=now)
     for problem in airspace.problems:
         log.warning("watch of %s: %s", repo.name, problem)
-    return WatchOutcome(agents, edges, len(conflicts), airspace.problems)
+    # Files too large (or too costly) to parse: their coupling is unknown, and said so.
+    unknown = tuple(w for w in airspace.warnings if "coupling is unknown" in w)
+    for warning in unknown:
+        log.info("watch of %s: %s", repo.name, warning)
+    return WatchOutcome(agents, edges, len(conflicts), airspace.problems + unknown)

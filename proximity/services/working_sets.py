@@ -16,7 +16,10 @@ from proximity.engine.airspace import AirspaceInputError, parse_airspace
 from proximity.exceptions import InvalidInputError, NotFoundError
 from proximity.models import Agent, Principal, Repository, WorkingSetSnapshot
 from proximity.selectors.access import can_see
+from proximity.services.agent_identity import reporting_agent
+from proximity.services.repositories import repository_writable
 from proximity.services.scan_requests import scan_request
+from proximity.services.time_bounds import within_window
 
 __all__ = ["WorkingSetReport", "working_set_report"]
 
@@ -72,13 +75,10 @@ def _agent_for(
     )
     if repo is None or not visible:
         raise NotFoundError("repository")
-    # Lock the agent row so concurrent reports from one agent get consecutive versions.
-    agent, _ = Agent.objects.select_for_update(no_key=True).get_or_create(
-        repository=repo, agent_id=report.agent_id, defaults={"principal": principal or owner}
+    repository_writable(repo)
+    return reporting_agent(
+        principal=principal, repository=repo, agent_id=report.agent_id, owner=owner
     )
-    if principal is not None and agent.principal_id not in (None, principal.pk):
-        raise NotFoundError("agent")
-    return agent
 
 
 def _earliest(reported: datetime | None, known: datetime | None) -> datetime | None:
@@ -110,7 +110,10 @@ def working_set_report(
     with transaction.atomic():
         agent = _agent_for(principal, report, owner)
         agent.label = report.label or agent.label or report.agent_id
-        agent.started_at = _earliest(report.started_at, agent.started_at) or now
+        # A start outside the window (a reader's odd commit date; the API refuses one with a
+        # 422) is ignored, so no report can store a time the database cannot read back.
+        started = within_window(report.started_at, now=now)
+        agent.started_at = _earliest(started, within_window(agent.started_at, now=now)) or now
         agent.last_report_at = now
         agent.save(update_fields=["label", "started_at", "last_report_at"])
         latest = agent.snapshots.order_by("-version").first()

@@ -134,7 +134,23 @@ def run_pytest(
     present = [t for t in tests if (root / t).is_file()]
     if not present:
         return TestRun("ran")
+    # Removed on every way out: a timed-out or unstartable run left its folder behind.
     scratch = Path(tempfile.mkdtemp(prefix="radar-pytest-"))
+    try:
+        return _run_in(scratch, root, present, python=python, timeout=timeout, limits=limits)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _run_in(
+    scratch: Path,
+    root: Path,
+    present: Sequence[str],
+    *,
+    python: str,
+    timeout: float,
+    limits: Limits,
+) -> TestRun:
     report = scratch / "junit.xml"
     args = [
         python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--continue-on-collection-errors",
@@ -162,12 +178,9 @@ def run_pytest(
         return TestRun("timeout", seconds=timeout, reason=f"over {timeout:g} s")
     finally:
         seconds = round(time.monotonic() - started, 3)
-    try:
-        if not report.exists():
-            tail = output.decode("utf-8", "replace")[-300:]
-            return TestRun(
-                "error", seconds=seconds, exit_code=child.returncode, reason=" ".join(tail.split())
-            )
-        return TestRun("ran", parse_junit(report), seconds, child.returncode)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    if not report.exists():
+        tail = output.decode("utf-8", "replace")[-300:]
+        return TestRun(
+            "error", seconds=seconds, exit_code=child.returncode, reason=" ".join(tail.split())
+        )
+    return TestRun("ran", parse_junit(report), seconds, child.returncode)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from proximity.selectors.access import is_staff_user
 from proximity.selectors.health import recent_checks, redacted, worst_status
 
 
@@ -13,8 +14,8 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def health_page(request: HttpRequest) -> HttpResponse:
-    # The rule of /api/health, for a browser: details only for a signed-in user.
-    detailed = request.user.is_authenticated
+    # The rule of /api/health, for a browser: details only for a signed-in staff user.
+    detailed = is_staff_user(request.user)
     checks = recent_checks() if detailed else redacted(recent_checks())
     status = worst_status(checks)
     return render(

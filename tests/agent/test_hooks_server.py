@@ -28,8 +28,8 @@ def remote(tmp_path: Path, _state_dir: Path, live_server, in_process_tasks):
     repo.commit("base")
     bob = repo.add_worktree("feature/bob")
     make_repository("web", scope="team-a")
-    alice = make_caller("alice", scopes=["team-a"], kind="agent")
-    bob_caller = make_caller("bob", scopes=["team-a"], kind="agent")
+    alice = make_caller("alice", scopes=["team-a"], kind="agent", creates_agents=True)
+    bob_caller = make_caller("bob", scopes=["team-a"], kind="agent", creates_agents=True)
     token = tmp_path / "bob.token"
     token.write_text(bob_caller.token)
     flags = ["--server", live_server.url, "--token-file", str(token), "--repository", "web"]

@@ -218,8 +218,8 @@ def _token_file(tmp_path: Path, caller: Caller) -> str:
 def web(transactional_db: None) -> dict[str, Caller]:
     make_repository("web", scope="team-a")
     return {
-        "alice": make_caller("alice-agent", scopes=["team-a"], kind="agent"),
-        "bob": make_caller("bob-agent", scopes=["team-a"], kind="agent"),
+        "alice": make_caller("alice-agent", scopes=["team-a"], kind="agent", creates_agents=True),
+        "bob": make_caller("bob-agent", scopes=["team-a"], kind="agent", creates_agents=True),
         "outsider": make_caller("outsider", scopes=["elsewhere"], kind="agent"),
     }
 

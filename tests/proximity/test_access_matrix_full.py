@@ -96,7 +96,23 @@ def world(lead, partial, outsider, post_json, in_process_tasks, client) -> dict[
         "partial": partial,
         "outsider": outsider,
         "scope_lead": scope_lead,
+        **_writers(),
     }
+
+
+def _writers() -> dict[str, Any]:
+    """An adjudicator (staff, in the Adjudicators group, to reach the desk) and a maintainer
+    holding the admin's repository permissions, each with a token (issue 31, item 4)."""
+    from proximity.services.tokens import token_issue
+    from tests.factories import Caller, make_staff_caller
+    from tests.proximity.admin.factories import make_adjudicator
+
+    user = make_adjudicator("desk-reviewer", scopes=["team-a", "team-b"], clearances=["internal"])
+    raw, _ = token_issue(principal=user.principal)
+    maintainer = make_staff_caller(
+        "maintainer", scopes=["team-a", "team-b"], clearances=["internal"]
+    )
+    return {"adjudicator": Caller(user.principal, raw), "maintainer": maintainer}
 
 
 def _call(client: Any, method: str, path: str, caller: Any, body: Any = None) -> Any:
@@ -127,14 +143,17 @@ Check = Callable[[Any, dict[str, Any]], None]
 
 def _health(client: Any, w: dict[str, Any]) -> None:
     # 503 when a check is critical (no worker in this run), the same for every caller.
-    callers = (w["lead"], w["partial"], w["outsider"], None)
+    callers = (w["lead"], w["partial"], w["outsider"], w["adjudicator"], w["maintainer"], None)
     answers = [_call(client, "get", "/api/health", caller) for caller in callers]
     assert len({r.status_code for r in answers}) == 1
     assert answers[0].status_code in {200, 503}
     for response in answers:
         assert not _leaks(response, SCOPE_A + SCOPE_B)
-    anonymous = answers[-1].json()["checks"]
-    assert all(c["detail"] == c["fix"] == "" for c in anonymous), anonymous
+    # Details (database name, Redis host, paths) only for staff: not for a token without one.
+    for response in (answers[0], answers[1], answers[2], answers[-1]):
+        checks = response.json()["checks"]
+        assert all(c["detail"] == c["fix"] == "" for c in checks), checks
+    assert any(c["detail"] for c in answers[4].json()["checks"])
 
 
 def _probe(path: str) -> Check:
@@ -171,22 +190,34 @@ def _repositories(client: Any, w: dict[str, Any]) -> None:
 
 
 def _register_repository(client: Any, w: dict[str, Any]) -> None:
-    # Nobody in the world is staff: every caller is refused before its body is even read.
+    # Only the maintainer holds proximity.add_repository: every other caller, the adjudicator
+    # (staff, to reach the desk) included, is refused before its body is even read.
     before = list(Repository.objects.order_by("pk").values())
-    for body in ({"name": "spyglass", "scope": "team-b"}, {"name": "vault"}, {"name": "../x"}):
-        for caller in (w["lead"], w["partial"], w["outsider"]):
+    probe = {"name": "spyglass", "path": "/srv", "mergeChecks": True, "mergeCheckTests": True}
+    bodies = (probe, {"name": "spyglass", "scope": "team-b"}, {"name": "vault"}, {"name": "../x"})
+    for body in bodies:
+        for caller in (w["lead"], w["partial"], w["outsider"], w["adjudicator"]):
             assert _call(client, "post", "/api/repositories", caller, body).status_code == 403
         assert _call(client, "post", "/api/repositories", None, body).status_code == 401
     assert list(Repository.objects.order_by("pk").values()) == before
+    body = {"name": "spyglass", "scope": "team-b"}
+    assert _call(client, "post", "/api/repositories", w["maintainer"], body).status_code == 201
+    Repository.objects.filter(name="spyglass").delete()  # leave the world as the others see it
 
 
 def _remove_repository(client: Any, w: dict[str, Any]) -> None:
     for name in ("vault", "nope"):
-        for caller in (w["lead"], w["partial"], w["outsider"]):
+        for caller in (w["lead"], w["partial"], w["outsider"], w["adjudicator"]):
             response = _call(client, "delete", f"/api/repositories/{name}", caller)
             assert response.status_code == 403
         assert _call(client, "delete", f"/api/repositories/{name}", None).status_code == 401
-    assert Repository.objects.filter(name="vault").exists()
+    assert Repository.objects.get(name="vault").archived_at is None
+    # The maintainer holds proximity.delete_repository: removing archives, erasing nothing.
+    make_repository("scratch", scope="team-b")
+    gone = _call(client, "delete", "/api/repositories/scratch", w["maintainer"])
+    assert gone.status_code == 204
+    assert Repository.objects.get(name="scratch").archived_by == "maintainer"
+    Repository.objects.filter(name="scratch").delete()  # leave the world as the others see it
 
 
 def _scan(client: Any, w: dict[str, Any]) -> None:

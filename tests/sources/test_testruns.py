@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -123,3 +124,20 @@ def test_a_tree_is_written_from_the_object_store_without_touching_the_repository
     materialise(repo.root, {}, "HEAD^{tree}", dest, LIMITS)
     assert (dest / "pkg/mod.py").read_text() == "X = 1\n"
     assert (repo.git("status", "--porcelain"), repo.git("for-each-ref")) == before
+
+
+def test_a_timed_out_or_unstartable_run_leaves_no_scratch_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 31, item 8: the timeout path returned before the scratch folder was removed.
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    root = _tree(tmp_path / "tree", {"test_hang.py": "import time\n\ndef test_hang():\n"
+                                     "    time.sleep(60)\n"})  # fmt: skip
+    run = run_pytest(root, ["test_hang.py"], python=sys.executable, timeout=3, limits=LIMITS)
+    assert run.status == "timeout"
+    assert list(temp.iterdir()) == []
+    missing = run_pytest(root, ["test_hang.py"], python="/nonexistent/py", timeout=3, limits=LIMITS)
+    assert missing.status == "error"
+    assert list(temp.iterdir()) == []

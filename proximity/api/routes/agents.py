@@ -51,6 +51,7 @@ def check_edit(request: HttpRequest, body: EditCheckIn) -> EditCheckOut:
     response={201: EditAcknowledgementOut, **ERRORS},
     by_alias=True,
     summary="Acknowledge the encounter with another agent; the same edits are then allowed",
+    throttle=[TokenRateThrottle("OVERLAP_REPORT_RATE", "acknowledgements")],
 )
 def acknowledge_edit(
     request: HttpRequest, body: EditAcknowledgeIn

@@ -7,7 +7,7 @@ from datetime import datetime
 from django.http import HttpRequest
 from django.utils import timezone
 from ninja import Query, Router, Schema, Status
-from pydantic import AwareDatetime, Field
+from pydantic import Field
 
 from proximity.api import converters  # noqa: F401 - registers {anytext:...}
 from proximity.api.auth import TokenAuth, principal_of
@@ -18,6 +18,7 @@ from proximity.api.schemas import (
     AdvisoryOut,
     MessageOut,
     ScanOut,
+    SentTime,
     WorkingSetIn,
     WorkingSetOut,
 )
@@ -42,7 +43,7 @@ class AdvisoryFilter(Schema):
     band: str | None = None
     state: str | None = None
     agent: str | None = None
-    since: AwareDatetime | None = None
+    since: SentTime | None = None
     # Bounded: an unbounded offset overflowed PostgreSQL's bigint (a 503 found by schemathesis).
     limit: int = Field(default=100, ge=1, le=500)
     offset: int = Field(default=0, ge=0, le=10_000_000)
@@ -107,7 +108,10 @@ def read_advisory(request: HttpRequest, advisory_id: int) -> AdvisoryOut:
 
 
 @router.post(
-    "/advisories/{advisory_id}/acknowledge", response={200: AdvisoryOut, **ERRORS}, by_alias=True
+    "/advisories/{advisory_id}/acknowledge",
+    response={200: AdvisoryOut, **ERRORS},
+    by_alias=True,
+    throttle=[TokenRateThrottle("OVERLAP_REPORT_RATE", "acknowledgements")],
 )
 def acknowledge_advisory(
     request: HttpRequest, advisory_id: int, body: AcknowledgeIn

@@ -2,8 +2,9 @@
 
 ``/health/live`` touches nothing (is the process serving?), ``/health/ready`` runs one
 ``SELECT 1`` (may it take traffic?), ``/health`` reports every check from the shared cached run,
-with details only for a caller with a valid token (docs/DECISIONS.md, "Health that a load
-balancer can use").
+with details only for a token of a staff user's principal (docs/DECISIONS.md, "Health that a
+load balancer can use"; issue 31: an agent's token no longer reads the database name, the Redis
+host or the paths).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from ninja import Router, Status
 
 from proximity.api.auth import optional_principal
 from proximity.api.schemas import CheckOut, ErrorOut, HealthOut, ProbeOut
+from proximity.selectors.access import is_staff_user
 from proximity.selectors.health import database_ready, recent_checks, redacted, worst_status
 
 router = Router(tags=["health"])
@@ -22,10 +24,11 @@ router = Router(tags=["health"])
     "/health",
     response={200: HealthOut, 503: HealthOut, 429: ErrorOut},
     summary="Every check (database, broker, workers, git); 503 when one is critical",
-    description="Cached for OVERLAP_HEALTH_CACHE_SECONDS. Details and fixes only with a token.",
+    description="Cached for OVERLAP_HEALTH_CACHE_SECONDS. Details and fixes only for staff.",
 )
 def health(request: HttpRequest) -> Status[HealthOut]:
-    detailed = optional_principal(request) is not None
+    principal = optional_principal(request)
+    detailed = principal is not None and is_staff_user(principal.user)
     checks = recent_checks() if detailed else redacted(recent_checks())
     status = worst_status(checks)
     out = [CheckOut(name=c.name, status=c.status, detail=c.detail, fix=c.fix) for c in checks]

@@ -1,4 +1,5 @@
-"""Repositories: everyone lists those in their scopes; staff register and remove them.
+"""Repositories: everyone lists those in their scopes; staff holding the admin's model
+permissions register (``add_repository``) and remove (``delete_repository``) them.
 
 The list lives here, beside the writes, because ninja answers 405 when two routers declare the
 same path: the router that is mounted first owns every method of it.
@@ -9,7 +10,7 @@ from __future__ import annotations
 from django.http import HttpRequest
 from ninja import Router, Status
 
-from proximity.api.auth import StaffTokenAuth, TokenAuth, principal_of
+from proximity.api.auth import PermissionTokenAuth, TokenAuth, principal_of
 from proximity.api.presenters import repository_out
 from proximity.api.schemas import ERRORS, RepositoryIn, RepositoryOut
 from proximity.selectors.advisories import repository_list
@@ -27,8 +28,8 @@ def list_repositories(request: HttpRequest) -> list[RepositoryOut]:
     "/repositories",
     response={201: RepositoryOut, **ERRORS},
     by_alias=True,
-    auth=StaffTokenAuth(),
-    summary="Register a repository for agents to report into (staff)",
+    auth=PermissionTokenAuth("proximity.add_repository", "registering a repository"),
+    summary="Register a repository for agents to report into (proximity.add_repository)",
 )
 def create_repository(request: HttpRequest, body: RepositoryIn) -> Status[RepositoryOut]:
     repo = repository_create(principal=principal_of(request), **body.model_dump())
@@ -38,8 +39,8 @@ def create_repository(request: HttpRequest, body: RepositoryIn) -> Status[Reposi
 @router.delete(
     "/repositories/{name}",
     response={204: None, **ERRORS},
-    auth=StaffTokenAuth(),
-    summary="Remove a repository and everything reported into it (staff)",
+    auth=PermissionTokenAuth("proximity.delete_repository", "removing a repository"),
+    summary="Remove (archive) a repository: agents stop, its records stay (delete_repository)",
 )
 def remove_repository(request: HttpRequest, name: str) -> Status[None]:
     repository_remove(principal=principal_of(request), name=name)

@@ -88,6 +88,8 @@ class Command(BaseCommand):
     def _list(self, options: dict[str, Any]) -> None:
         for r in repository_rows():
             watch = "watch" if r.watch else "-"
+            if r.archived_at is not None:
+                watch = f"removed {r.archived_at:%Y-%m-%d} by {r.archived_by}"
             self.stdout.write(
                 f"{r.name:<24} scope {r.scope:<16} base {r.base_branch:<12} {r.profile:<10} "
                 f"{watch:<5} {getattr(r, 'agent_count', 0)} agent(s)  {r.path}"
@@ -100,11 +102,11 @@ class Command(BaseCommand):
         if not options["yes"]:
             agents = getattr(repo, "agent_count", 0)
             raise CommandError(
-                f"removing {repo.name} deletes its {agents} agent(s) with their snapshots, "
-                "advisories and messages; pass --yes to confirm"
+                f"removing {repo.name} stops its {agents} agent(s) for good (its records and "
+                "trails are kept, read-only); pass --yes to confirm"
             )
         try:
-            repository_remove(principal=None, name=repo.name)
+            repository_remove(principal=None, name=repo.name, by="operator (manage.py)")
         except DomainError as exc:
             raise _problem(exc) from None
-        self.stdout.write(f"removed {repo.name}")
+        self.stdout.write(f"removed {repo.name} (archived: its records and trails are kept)")

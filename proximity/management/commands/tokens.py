@@ -48,6 +48,12 @@ class Command(BaseCommand):
             metavar="REPOSITORY:AGENT_ID",
             help="bind this agent id to the principal (created if missing; repeatable)",
         )
+        issue.add_argument(
+            "--create-agents",
+            action="store_true",
+            help="let the principal report under agent ids nobody was issued (e.g. a harness "
+            "that starts agents itself); without it a token reports only its --agent ids",
+        )
         revoke = sub.add_parser("revoke", help="revoke a token by the prefix `list` shows")
         revoke.add_argument("prefix")
         listing = sub.add_parser("list", help="list tokens (prefix, principal, state)")
@@ -75,6 +81,9 @@ class Command(BaseCommand):
     def _principal(self, options: dict[str, Any]) -> Principal:
         principal = Principal.objects.filter(name=options["principal"]).first()
         if principal is not None:
+            if options["create_agents"] and not principal.creates_agents:
+                principal.creates_agents = True
+                principal.save(update_fields=["creates_agents"])
             return principal
         if not options["scopes"]:
             raise CommandError("a new principal needs at least one --scope")
@@ -83,6 +92,7 @@ class Command(BaseCommand):
             kind=options["kind"],
             scopes=options["scopes"],
             clearances=options["clearances"],
+            creates_agents=options["create_agents"],
         )
 
     def _revoke(self, options: dict[str, Any]) -> None:

@@ -20,11 +20,10 @@ from proximity.engine.imports import (
     build_resolver,
     is_config,
     language_of,
-    parse_python_imports,
     resolve_file,
     resolver_key,
 )
-from proximity.sources.imports.treesitter import parse_tree_sitter_imports
+from proximity.sources.imports.bounded import parse_file_bounded, parse_source
 from proximity.sources.imports.walk import RepoFiles, list_repository_files
 
 __all__ = ["build_import_graph", "cache_key", "merge_graphs", "parse_source"]
@@ -33,13 +32,6 @@ __all__ = ["build_import_graph", "cache_key", "merge_graphs", "parse_source"]
 def cache_key(blob: str, language: str) -> str:
     """``<blob hash>:<language>:v<PARSE_VERSION>``: the same bytes parse differently as .py/.ts."""
     return f"{blob}:{language}:v{PARSE_VERSION}"
-
-
-def parse_source(source: bytes, language: str) -> ParsedImports:
-    """Dispatch to ``ast`` for Python and tree-sitter for the others."""
-    if language == "python":
-        return parse_python_imports(source)
-    return parse_tree_sitter_imports(source, language)
 
 
 def _wanted(path: str) -> bool:
@@ -63,14 +55,17 @@ def _parse_all(
     cache: MutableMapping[str, ParsedImports],
     errors: list[str],
 ) -> tuple[dict[str, ParsedImports], list[str], list[str]]:
-    """Parse each ``{path: language}`` source not already in ``cache`` under its blob key."""
+    """Parse each ``{path: language}`` source not already in ``cache`` under its blob key.
+
+    Bounded per file (``bounded.py``); a refusal or a failure is cached like a parse, so the
+    file is tried again only once its blob changes."""
     parsed, fresh, reused = {}, [], []
     for path, language in sources.items():
         key = cache_key(files.blobs[path], language)
         hit = cache.get(key)
         if hit is None:
             try:
-                hit = parse_source((files.root / path).read_bytes(), language)
+                hit = parse_file_bounded(files.root / path, language)
             except OSError as exc:
                 errors.append(f"{files.root / path}: unreadable ({exc.strerror or exc})")
                 continue

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 
-from proximity.models import Repository
+from proximity.models import Agent, Repository
 from tests.factories import make_caller, make_repository
 from tests.sources.gitrepo import ScriptedRepo, numbered
 
@@ -85,11 +85,15 @@ def test_a_change_goes_through_the_same_checks(staff, client) -> None:
     assert repo.base_branch == "trunk"
 
 
-def test_staff_delete_a_repository(staff, client) -> None:
+def test_staff_delete_a_repository_which_archives_it_with_their_name(staff, client) -> None:
     repo = make_repository("web", scope="team-a")
+    Agent.objects.create(repository=repo, agent_id="a1")
     url = reverse("admin:proximity_repository_delete", args=[repo.pk])
+    assert client.get(url).status_code == 200  # the confirmation needs no rights on its rows
     assert client.post(url, {"post": "yes"}).status_code == 302
-    assert not Repository.objects.exists()
+    repo.refresh_from_db()
+    assert (repo.archived_by, Agent.objects.count()) == ("boss", 1)
+    assert repo.archived_at is not None
 
 
 def test_staff_without_the_models_permissions_only_view(client) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from proximity.engine.trail import verify_shadow_trail
 from proximity.models import EditAcknowledgement, ProximityAdvisory, ShadowTrail
-from tests.factories import file_entry, make_caller, make_repository, working_set
+from tests.factories import bind_agents, file_entry, make_caller, make_repository, working_set
 
 pytestmark = pytest.mark.django_db
 
@@ -21,13 +21,14 @@ def repo():
 
 
 @pytest.fixture
-def alice(db):
-    return make_caller("alice", scopes=["team-a"], kind="agent")
+def alice(repo):
+    caller = make_caller("alice", scopes=["team-a"], kind="agent")
+    return bind_agents(caller, "web", "feature/alice", "alice")
 
 
 @pytest.fixture
-def bob(db):
-    return make_caller("bob", scopes=["team-a"], kind="agent")
+def bob(repo):
+    return bind_agents(make_caller("bob", scopes=["team-a"], kind="agent"), "web", "bob")
 
 
 @pytest.fixture

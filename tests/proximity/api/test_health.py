@@ -18,6 +18,7 @@ from django.core.cache import cache
 from django.db import connection
 
 from proximity.selectors.health import CACHE_KEY
+from tests.factories import make_caller, make_staff_caller
 
 pytestmark = pytest.mark.django_db
 
@@ -80,14 +81,22 @@ def test_anonymous_health_names_no_path_host_or_database(client) -> None:
     assert all(c["detail"] == c["fix"] == "" for c in answer.json()["checks"])
 
 
-def test_authenticated_health_shows_details(client, lead) -> None:
+def test_staff_health_shows_details_and_an_agents_token_does_not(client, lead) -> None:
     database = connection.settings_dict["NAME"]
-    checks = client.get("/api/health", **lead.headers).json()["checks"]
+    staff = make_staff_caller("ops-bot", scopes=["team-a"], permissions=())
+    checks = client.get("/api/health", **staff.headers).json()["checks"]
     by_name = {c["name"]: c for c in checks}
     assert database in by_name["database"]["detail"]
     assert by_name["git"]["detail"].startswith("git version")
-    client.force_login(get_user_model().objects.create_user("ops"))
-    assert database in client.get("/health/").content.decode()
+    # Any other valid token (an agent's, a lead's without a staff user) sees what anonymous sees.
+    agent = make_caller("cart-bot", scopes=["team-a"], kind="agent")
+    for caller in (agent, lead):
+        answer = client.get("/api/health", **caller.headers).json()["checks"]
+        assert all(c["detail"] == c["fix"] == "" for c in answer)
+    client.force_login(get_user_model().objects.create_user("someone"))
+    assert "git version" not in client.get("/health/").content.decode()
+    client.force_login(get_user_model().objects.create_user("ops", is_staff=True))
+    assert "git version" in client.get("/health/").content.decode()
 
 
 def test_an_unknown_token_sees_what_anonymous_sees(client) -> None:

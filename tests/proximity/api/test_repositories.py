@@ -36,6 +36,7 @@ def test_staff_registers_a_repository_and_everyone_in_scope_lists_it(
         "agentCount": 0,
         "mergeChecks": False,
         "mergeCheckTests": False,
+        "archivedAt": None,
     }
     listed = client.get("/api/repositories", **partial.headers).json()
     assert [r["name"] for r in listed] == ["web"]
@@ -96,7 +97,7 @@ def test_a_taken_name_is_409_naming_it(staff, post_json) -> None:
 
 
 @pytest.mark.parametrize("kind", ["human", "agent", "service"])
-def test_a_principal_without_a_staff_user_is_403_even_with_a_bad_body(
+def test_a_principal_without_a_permitted_user_is_403_even_with_a_bad_body(
     kind, post_json, client
 ) -> None:
     caller = make_caller("someone", scopes=["team-a"], kind=kind)
@@ -104,7 +105,8 @@ def test_a_principal_without_a_staff_user_is_403_even_with_a_bad_body(
     for body in ({"name": "new"}, {"name": "not a slug", "colour": "red"}):
         response = post_json("/api/repositories", body, caller)
         assert response.status_code == 403
-        assert response.json()["detail"] == "only staff may register or remove repositories"
+        detail = "registering a repository needs the proximity.add_repository permission"
+        assert response.json()["detail"] == detail
     assert client.delete("/api/repositories/web", **caller.headers).status_code == 403
     assert list(Repository.objects.values_list("name", flat=True)) == ["web"]
 
@@ -116,13 +118,17 @@ def test_anonymous_is_401(post_json, client) -> None:
     assert Repository.objects.count() == 1
 
 
-def test_staff_removes_a_visible_repository_with_its_agents(staff, client) -> None:
+def test_staff_removes_a_visible_repository_which_is_archived_with_its_agents(
+    staff, client
+) -> None:
     web = make_repository("web", scope="team-a")
     Agent.objects.create(repository=web, agent_id="feature/login")
     response = client.delete("/api/repositories/web", **staff.headers)
     assert response.status_code == 204
-    assert not Repository.objects.exists()
-    assert not Agent.objects.exists()
+    web.refresh_from_db()
+    assert (web.archived_by, Agent.objects.count()) == ("boss", 1)
+    again = client.delete("/api/repositories/web", **staff.headers)
+    assert again.status_code == 404
 
 
 def test_removing_a_hidden_repository_answers_like_a_missing_one(staff, client) -> None:

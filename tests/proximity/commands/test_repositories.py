@@ -109,15 +109,17 @@ def test_list_shows_every_repository_with_its_agent_count() -> None:
     assert lines[1].endswith("/srv/web")
 
 
-def test_remove_needs_yes_and_then_deletes_the_agents_too() -> None:
+def test_remove_needs_yes_and_then_archives_keeping_the_agents() -> None:
     web = make_repository("web", scope="team-a")
     Agent.objects.create(repository=web, agent_id="a1")
-    with pytest.raises(CommandError, match="deletes its 1 agent"):
+    with pytest.raises(CommandError, match="stops its 1 agent"):
         _run("remove", "web")
-    assert Repository.objects.filter(name="web").exists()
-    assert _run("remove", "web", "--yes").strip() == "removed web"
-    assert not Repository.objects.exists()
-    assert not Agent.objects.exists()
+    assert Repository.objects.get(name="web").archived_at is None
+    out = _run("remove", "web", "--yes").strip()
+    assert out == "removed web (archived: its records and trails are kept)"
+    web.refresh_from_db()
+    assert (web.archived_by, Agent.objects.count()) == ("operator (manage.py)", 1)
+    assert "removed " in _run("list").splitlines()[0]
 
 
 def test_removing_an_unknown_repository_is_one_line() -> None:

@@ -86,7 +86,7 @@ def test_a_taken_name_is_a_conflict_and_changes_nothing() -> None:
 
 
 @pytest.mark.parametrize("kind", ["human", "agent", "service"])
-def test_only_a_principal_of_a_staff_user_may_register(kind: str) -> None:
+def test_only_a_principal_of_a_user_with_the_add_permission_may_register(kind: str) -> None:
     caller = make_caller("someone", scopes=["team-a"], kind=kind)
     with pytest.raises(ForbiddenError):
         repository_create(principal=caller.principal, name="web")
@@ -107,14 +107,17 @@ def test_a_staff_user_turned_inactive_is_no_longer_staff() -> None:
         repository_create(principal=staff.principal, name="web")
 
 
-def test_removing_a_repository_removes_what_was_reported_into_it(partial: Any) -> None:
+def test_removing_a_repository_archives_it_and_keeps_what_was_reported_into_it(
+    partial: Any,
+) -> None:
     make_repository("web", scope="team-a")
     report = WorkingSetReport("web", "a1", [file_entry("x.py", [[1, 4]])], [])
     working_set_report(principal=partial.principal, report=report)
-    repository_remove(principal=None, name="web")
-    assert not Repository.objects.exists()
-    assert not Agent.objects.exists()
-    assert not WorkingSetSnapshot.objects.exists()
+    repository_remove(principal=None, name="web", by="ops")
+    web = Repository.objects.get()
+    assert web.archived_at is not None
+    assert web.archived_by == "ops"
+    assert Agent.objects.count() == WorkingSetSnapshot.objects.count() == 1
 
 
 def test_staff_cannot_remove_a_repository_they_cannot_see() -> None:

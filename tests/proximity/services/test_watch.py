@@ -144,3 +144,15 @@ def test_agents_the_watcher_finds_are_held_so_no_api_caller_reports_under_them(
     repository_watch_tick(repository_id=repo.pk)  # the watcher still reads it
     alpha.refresh_from_db()
     assert alpha.principal == partial.principal
+
+
+def test_a_file_too_large_to_parse_is_reported_as_unknown_coupling_by_the_tick(watched) -> None:
+    from proximity.sources.imports.bounded import MAX_PARSE_BYTES
+
+    scripted, repo = watched
+    scripted.write("app/generated.py", "x = 1;" * (MAX_PARSE_BYTES // 5))
+    outcome = repository_watch_tick(repository_id=repo.pk)
+    [unknown] = [p for p in outcome.problems if "app/generated.py" in p]
+    assert "coupling is unknown" in unknown
+    graph = DependencyGraphSnapshot.objects.filter(repository=repo).latest("created_at")
+    assert not graph.adjacency.get("app/generated.py")
