@@ -201,7 +201,7 @@ def _claude_checks(where: Place, worktree: str) -> Lines:
 
 
 def _codex_checks(where: Place, worktree: str) -> Lines:
-    """``[features] hooks = false`` in the user's config.toml, or in the project's beside the file."""
+    """``[features] hooks = false`` in the user's config.toml, or the project's beside its file."""
     config = (
         codex_home() / "config.toml" if where.scope == "user" else where.path.parent / "config.toml"
     )
