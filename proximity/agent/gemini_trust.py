@@ -5,7 +5,8 @@ folder; a headless run in an untrusted one stops with ``FatalUntrustedWorkspaceE
 live in ``trustedFolders.json`` (``$GEMINI_CLI_TRUSTED_FOLDERS_PATH``, else
 ``$GEMINI_CLI_HOME/.gemini/trustedFolders.json``): the longest rule path that contains the folder
 wins, ``TRUST_PARENT`` standing for the rule's parent folder and ``DO_NOT_TRUST`` refusing.
-``GEMINI_CLI_TRUST_WORKSPACE=true`` (or ``--skip-trust``) trusts the folder for one session.
+``GEMINI_CLI_TRUST_WORKSPACE=true`` trusts the folder for one session (``--skip-trust`` lets a
+headless run start, but then no project hook runs: checked against 0.61.0 by tests/harness/).
 Standard library only.
 """
 

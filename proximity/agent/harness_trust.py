@@ -45,10 +45,10 @@ def _codex_project_line(top: Path, main: Path) -> str:
 
 
 def _gemini_folder_line(top: Path) -> str:
+    # Not --skip-trust: Gemini CLI 0.61.0 then runs, but applies no project hooks at all.
     return (
         f"Gemini CLI applies {top}/.gemini/settings.json only in a trusted folder: trust it when "
-        "gemini asks (or /permissions); headless runs: --skip-trust or "
-        "GEMINI_CLI_TRUST_WORKSPACE=true"
+        "gemini asks (or /permissions); headless runs: GEMINI_CLI_TRUST_WORKSPACE=true"
     )
 
 

@@ -52,7 +52,7 @@ class ModelServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: Any) -> None:
                 return
 
             def do_GET(self) -> None:  # model lists, health probes
@@ -198,7 +198,7 @@ class ModelServer:
                 },
             )
             if block["type"] == "text":
-                start = {"type": "text", "text": ""}
+                start: dict[str, Any] = {"type": "text", "text": ""}
                 delta = {"type": "text_delta", "text": FINAL_TEXT}
             else:
                 start = {**block, "input": {}}
@@ -207,7 +207,10 @@ class ModelServer:
                 "content_block_start",
                 {"type": "content_block_start", "index": 0, "content_block": start},
             )
-            yield ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta})
+            yield (
+                "content_block_delta",
+                {"type": "content_block_delta", "index": 0, "delta": delta},
+            )
             yield ("content_block_stop", {"type": "content_block_stop", "index": 0})
             yield (
                 "message_delta",
@@ -284,7 +287,9 @@ class ModelServer:
 
     # Gemini generateContent ---------------------------------------------------------------------
 
-    def _gemini(self, handler: BaseHTTPRequestHandler, body: dict[str, Any], *, stream: bool) -> None:
+    def _gemini(
+        self, handler: BaseHTTPRequestHandler, body: dict[str, Any], *, stream: bool
+    ) -> None:
         done = sum(
             1
             for content in body.get("contents") or ()
@@ -294,15 +299,11 @@ class ModelServer:
         has_tools = bool(body.get("tools"))
         call = self._next(done) if has_tools else None
         if call is None:
-            # A side request (next speaker, loop check) asks for JSON; the main turn gets text.
-            wants_json = (body.get("generationConfig") or {}).get("responseMimeType") == (
-                "application/json"
-            )
-            text = (
-                json.dumps({"reasoning": "The model is done.", "next_speaker": "user"})
-                if wants_json
-                else FINAL_TEXT
-            )
+            # A side request (routing, next speaker, loop check) asks for JSON of a schema.
+            config = body.get("generationConfig") or {}
+            schema = config.get("responseJsonSchema") or config.get("responseSchema")
+            wants_json = config.get("responseMimeType") == "application/json"
+            text = json.dumps(_filled(schema)) if wants_json and schema else FINAL_TEXT
             part: dict[str, Any] = {"text": text}
         else:
             part = {"functionCall": {"name": call.name, "args": call.arguments}}
@@ -321,3 +322,23 @@ class ModelServer:
             self._sse(handler, iter([(None, answer)]))
         else:
             self._json(handler, answer)
+
+
+def _filled(schema: Any) -> Any:
+    """A small value of a JSON schema: the conversation ends with the user, nothing is complex."""
+    if not isinstance(schema, dict):
+        return None
+    kind = str(schema.get("type", "object")).lower()
+    if schema.get("enum"):
+        choices = list(schema["enum"])
+        return "user" if "user" in choices else choices[0]
+    if kind == "object":
+        props = schema.get("properties") or {}
+        return {key: _filled(value) for key, value in props.items()}
+    if kind == "array":
+        return []
+    if kind in {"number", "integer"}:
+        return 1
+    if kind == "boolean":
+        return False
+    return "scripted"

@@ -1,0 +1,77 @@
+"""The real harness programs run our hooks in bob's linked worktree, as a person installs them.
+
+For each of Claude Code, Codex CLI and Gemini CLI (tests/harness/programs.py pins them): the
+scripted model edits core.py; alice holds line 22 uncommitted. What counts is what the harness
+sends back to the model after the edit (the tool result and any context), and the file.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.harness.conftest import Bench
+
+pytestmark = [pytest.mark.harness, pytest.mark.slow]
+
+CONTEXT = "Overlap Radar: other agents are working close to this edit."
+
+
+def _install_as_documented(bench: Bench) -> None:
+    out = bench.install().stdout
+    if bench.harness == "codex":
+        # install records each hook's trust by hash; the project trust is the person's step,
+        # taken here by `codex exec --trust` (conftest) as docs/AGENTS.md says for headless runs.
+        assert "trusted 4 hook(s) by hash" in out
+    if bench.harness == "gemini":
+        assert "todo: Gemini CLI applies" in out  # the folder trust: --skip-trust (conftest)
+
+
+def _line(bench: Bench, n: int) -> str:
+    return (bench.bob / "core.py").read_text().splitlines()[n - 1]
+
+
+def test_colliding_edit_is_denied_with_our_reason_and_the_file_is_unchanged(bench: Bench) -> None:
+    _install_as_documented(bench)
+    run = bench.run(bench.edit_call("line 22\n", "bob 22\n"), "deny")
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "would collide with another agent's work" in run.after_call
+    assert "Resolution Advisory with alice" in run.after_call
+    assert "radar ack alice" in run.after_call
+    assert _line(bench, 22) == "line 22"
+
+
+def test_far_edit_goes_through_with_no_output(bench: Bench) -> None:
+    _install_as_documented(bench)
+    run = bench.run(bench.edit_call("line 50\n", "bob 50\n"), "far edit")
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.after_call  # the tool result went back
+    assert "Overlap Radar" not in run.after_call
+    assert _line(bench, 50) == "bob 50"
+
+
+def test_after_ack_the_edit_goes_through_and_our_context_reaches_the_model(bench: Bench) -> None:
+    _install_as_documented(bench)
+    denied = bench.run(bench.edit_call("line 22\n", "bob 22\n"), "deny")
+    assert "Resolution Advisory with alice" in denied.after_call
+    assert bench.radar("ack", "alice", "--note", "agreed with alice").returncode == 0
+    run = bench.run(bench.edit_call("line 22\n", "bob 22\n"), "after ack")
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert _line(bench, 22) == "bob 22"
+    assert CONTEXT in run.after_call
+    assert "alice" in run.after_call.split(CONTEXT, 1)[1]
+
+
+def test_the_warm_daemon_answers_the_same(bench: Bench) -> None:
+    bench.daemon = True
+    _install_as_documented(bench)
+    denied = bench.run(bench.edit_call("line 22\n", "bob 22\n"), "deny")
+    assert "Resolution Advisory with alice" in denied.after_call
+    assert _line(bench, 22) == "line 22"
+    status = bench.radar("daemon", "status")
+    assert status.stdout.startswith("running:"), status.stdout + status.stderr
+    served = int(status.stdout.split(", ")[1].split()[0])
+    assert served >= 1  # the harness's hooks were answered by the daemon
+    assert bench.radar("ack", "alice").returncode == 0
+    run = bench.run(bench.edit_call("line 22\n", "bob 22\n"), "after ack")
+    assert _line(bench, 22) == "bob 22"
+    assert CONTEXT in run.after_call
