@@ -84,6 +84,7 @@ class Bench:
     url: str
     daemon: bool = False
     extra_env: dict[str, str] = field(default_factory=dict)
+    codex_flags: list[str] = field(default_factory=list)
 
     @property
     def harness(self) -> str:
@@ -172,7 +173,16 @@ class Bench:
             )
         if self.harness == "codex":
             return (
-                [exe, "exec", "--json", "--trust", "-s", "workspace-write", PROMPT],
+                [
+                    exe,
+                    "exec",
+                    "--json",
+                    "--trust",
+                    "-s",
+                    "workspace-write",
+                    *self.codex_flags,
+                    PROMPT,
+                ],
                 {"SCRIPTED_KEY": "scripted"},
             )
         return (

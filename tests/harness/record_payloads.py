@@ -78,13 +78,7 @@ def record(harness: str, version_tag: str) -> list[Path]:
         log = tmp / "payloads.jsonl"
         _tee_commands(settings, log)
         if harness == "codex":  # the tee changed each hook's hash: this run bypasses the trust
-            original = bench._command
-
-            def bypassing() -> tuple[list[str], dict[str, str]]:
-                argv, env = original()
-                return [*argv[:2], "--dangerously-bypass-hook-trust", *argv[2:]], env
-
-            bench._command = bypassing  # type: ignore[method-assign]
+            bench.codex_flags.append("--dangerously-bypass-hook-trust")
         bench.run(bench.edit_call("line 22\n", "bob 22\n"), "record deny")
         bench.run(bench.edit_call("line 50\n", "bob 50\n"), "record far edit")
         server.stop()

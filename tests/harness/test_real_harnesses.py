@@ -7,6 +7,8 @@ sends back to the model after the edit (the tool result and any context), and th
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.harness.conftest import Bench
@@ -75,3 +77,30 @@ def test_the_warm_daemon_answers_the_same(bench: Bench) -> None:
     run = bench.run(bench.edit_call("line 22\n", "bob 22\n"), "after ack")
     assert _line(bench, 22) == "bob 22"
     assert CONTEXT in run.after_call
+
+
+def test_a_hook_that_crashes_lets_the_edit_through_and_nothing_reaches_the_model(
+    bench: Bench,
+) -> None:
+    # What "on failure" means in each harness: a hook process that dies (exit 1, a message on
+    # stderr) instead of answering. radar's own failures end in exit 0 and no output (fail
+    # open) unless the repository chose on_error = "closed", which answers with a denial.
+    _install_as_documented(bench)
+    crash = "/bin/sh -c 'cat >/dev/null; echo radar-crashed >&2; exit 1'"
+    settings = {
+        "claude": bench.bob / ".claude" / "settings.json",
+        "codex": bench.repo.root / ".codex" / "hooks.json",
+        "gemini": bench.bob / ".gemini" / "settings.json",
+    }[bench.harness]
+    data = json.loads(settings.read_text())
+    for groups in data["hooks"].values():
+        for group in groups if isinstance(groups, list) else ():
+            for handler in group.get("hooks", []):
+                handler["command"] = crash
+    settings.write_text(json.dumps(data))
+    if bench.harness == "codex":  # the changed command lost its trust: this run bypasses it
+        bench.codex_flags.append("--dangerously-bypass-hook-trust")
+    run = bench.run(bench.edit_call("line 22\n", "bob 22\n"), "hook crash")
+    assert _line(bench, 22) == "bob 22"
+    assert "radar-crashed" not in bench.model.sent_text()
+    assert run.after_call
