@@ -44,7 +44,7 @@ def _sanitized(payload: dict[str, Any], bench: Bench) -> dict[str, Any]:
         str(bench.bob), "{{WORKTREE}}"
     )
     text = text.replace(str(bench.repo.root), "{{MAIN}}").replace(str(bench.home), "{{HOME}}")
-    out = json.loads(text)
+    out: dict[str, Any] = json.loads(text)
     for key in _VOLATILE:
         if key in out and out[key] is not None:
             out[key] = f"<{key}>"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,7 +25,7 @@ pytestmark = [
 
 
 def test_a_traffic_advisory_reaches_the_model_and_the_edit_goes_through(
-    bench: Bench, live_server, in_process_tasks, client, tmp_path: Path
+    bench: Bench, live_server: Any, in_process_tasks: None, client: Any, tmp_path: Path
 ) -> None:
     make_repository("web", scope="team-a")
     alice = make_caller("alice", scopes=["team-a"], kind="agent")
