@@ -3,9 +3,10 @@
 By each harness's own rules (:mod:`proximity.agent.codex_trust`,
 :mod:`proximity.agent.gemini_trust`, :mod:`proximity.agent.harness_places`): Codex needs the
 worktree's ``.codex/`` folder, a trusted project and each hook trusted by hash; Gemini CLI a
-trusted folder and its hooks system on. Install does what the harness lets a person do from the
-outside (the folder, the per-hook trust ``/hooks`` would record) and says in one line what only
-the person may do (trusting a whole project or folder). Standard library only.
+trusted folder and its hooks system on; Claude Code no ``disableAllHooks`` in any of its files.
+Install does what the harness lets a person do from the outside (the folder, the per-hook trust
+``/hooks`` would record) and says in one line what only the person may do (trusting a whole
+project or folder). Standard library only.
 """
 
 from __future__ import annotations
@@ -158,8 +159,19 @@ def _gemini_checks(places: list[Place], path: str | Path) -> Lines:
     return out
 
 
+def _claude_checks(places: list[Place]) -> Lines:
+    """``disableAllHooks`` in any of Claude Code's settings files turns every hook off."""
+    return [
+        ("problem", f'{where.path}: "disableAllHooks" is true: Claude Code runs no hook')
+        for where in places
+        if _settings(where.path).get("disableAllHooks") is True
+    ]
+
+
 def trust_checks(spec: HarnessSpec, places: list[Place], path: str | Path) -> Lines:
     """Problems that keep the harness from running the hooks ``places`` hold."""
+    if spec.harness == "claude":
+        return _claude_checks(places)
     if spec.harness == "codex":
         return _codex_checks(places, path)
     if spec.harness == "gemini":

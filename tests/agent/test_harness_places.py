@@ -200,3 +200,17 @@ def test_gemini_doctor_reads_hooks_config_disabled(
     capsys.readouterr()
     assert _run("hooks", "doctor", "--harness", "gemini", "--path", str(bob)) == 1
     assert '"hooksConfig.disabled" lists overlap-radar' in capsys.readouterr().err
+
+
+def test_claude_doctor_names_disable_all_hooks(
+    repo: ScriptedRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bob = repo.path("bob")
+    assert _run("hooks", "install", "--harness", "claude", "--path", str(bob)) == 0
+    assert _run("hooks", "doctor", "--harness", "claude", "--path", str(bob)) == 0
+    user = Path.home() / ".claude" / "settings.json"
+    user.parent.mkdir()
+    user.write_text(json.dumps({"disableAllHooks": True}))
+    capsys.readouterr()
+    assert _run("hooks", "doctor", "--harness", "claude", "--path", str(bob)) == 1
+    assert f'{user}: "disableAllHooks" is true' in capsys.readouterr().err
