@@ -38,6 +38,16 @@ def _tops(path: str | Path) -> tuple[Path, Path] | None:
         return None
 
 
+def _tracked(path: Path) -> bool:
+    from proximity.sources.git._run import GitError, git
+
+    try:
+        code, _ = git(path.parent, ["ls-files", "--error-unmatch", path.name], ok_codes=(0, 1))
+    except GitError:
+        return False
+    return code == 0
+
+
 def _codex_project_line(top: Path, main: Path) -> str:
     return (
         f"Codex runs project hooks only in a trusted project: open `codex` in {top} once and "
@@ -84,6 +94,15 @@ def after_install(spec: HarnessSpec, where: Place, path: str | Path) -> Lines:
         tops = _tops(path)
         if where.scope != "user" and tops and project_trusted(*tops) is not True:
             out.append(("todo", _codex_project_line(*tops)))
+    elif spec.harness == "claude" and where.scope == "project" and _tracked(where.path):
+        # Claude Code reads settings.local.json too, per machine: the place for a local path.
+        out.append(
+            (
+                "warning",
+                f"{where.path} is committed, and the command holds this machine's radar path; "
+                "`radar hooks install --harness claude --scope local` keeps it out of git",
+            )
+        )
     elif spec.harness == "gemini" and where.scope != "user":
         from proximity.agent.gemini_trust import folder_trusted
 

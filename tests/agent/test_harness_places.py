@@ -214,3 +214,18 @@ def test_claude_doctor_names_disable_all_hooks(
     capsys.readouterr()
     assert _run("hooks", "doctor", "--harness", "claude", "--path", str(bob)) == 1
     assert f'{user}: "disableAllHooks" is true' in capsys.readouterr().err
+
+
+def test_claude_install_into_a_committed_settings_file_points_to_the_local_scope(
+    repo: ScriptedRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bob = repo.path("bob")
+    repo.write(".claude/settings.json", "{}\n", worktree="bob")
+    repo.commit("team settings", worktree="bob")
+    assert _run("hooks", "install", "--harness", "claude", "--path", str(bob)) == 0
+    out = capsys.readouterr().out
+    assert "is committed, and the command holds this machine's radar path" in out
+    assert (
+        _run("hooks", "install", "--harness", "claude", "--scope", "local", "--path", str(bob)) == 0
+    )
+    assert "is committed" not in capsys.readouterr().out
