@@ -150,11 +150,12 @@ def _round_trip(harness: str, top: Path, overrides: Mapping[str, Any], out: Line
 
 
 _NOTES = {
-    "codex": "Codex runs a new or changed hook only once it is trusted in /hooks, project hooks "
-    "only in a trusted project, and before 0.124 no hooks without [features] hooks = true "
-    "(codex_hooks = true on older versions) in ~/.codex/config.toml, which radar leaves alone",
-    "gemini": "Gemini CLI runs hooks only with its hooks system on (/settings, Advanced, Enable "
-    "Hooks System) and project settings only in a trusted folder",
+    "codex": "Codex runs a hook only once it is trusted by hash (install records it as /hooks "
+    "does; a changed hook needs it again), project hooks only in a trusted project, and before "
+    "0.124 no hooks without [features] hooks = true (codex_hooks = true on older versions) in "
+    "$CODEX_HOME/config.toml, which radar leaves alone",
+    "gemini": "Gemini CLI runs hooks unless hooksConfig.enabled is false (/hooks disable-all), "
+    "and project settings only in a trusted folder",
     "cursor": "Cursor runs project hooks only in a trusted workspace",
 }
 

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from tests.harness.conftest import Bench
+from tests.harness.conftest import RADAR, Bench
 
 pytestmark = [pytest.mark.harness, pytest.mark.slow]
 
@@ -24,8 +24,10 @@ def _install_as_documented(bench: Bench) -> None:
         # install records each hook's trust by hash; the project trust is the person's step,
         # taken here by `codex exec --trust` (conftest) as docs/AGENTS.md says for headless runs.
         assert "trusted 4 hook(s) by hash" in out
-    if bench.harness == "gemini":
-        assert "todo: Gemini CLI applies" in out  # the folder trust: --skip-trust (conftest)
+    if bench.harness == "gemini" and "GEMINI_CLI_TRUST_WORKSPACE" not in bench.extra_env:
+        # the folder trust is the person's step; headless runs take it (conftest) by
+        # GEMINI_CLI_TRUST_WORKSPACE=true, as docs/AGENTS.md says
+        assert "todo: Gemini CLI applies" in out
 
 
 def _line(bench: Bench, n: int) -> str:
@@ -109,3 +111,32 @@ def test_a_hook_that_crashes_lets_the_edit_through_and_nothing_reaches_the_model
     assert _line(bench, 22) == "bob 22"
     assert "radar-crashed" not in bench.model.sent_text()
     assert run.after_call
+
+
+def test_doctor_says_healthy_exactly_when_the_real_harness_runs_our_hooks(bench: Bench) -> None:
+    if bench.harness == "codex":
+        # The layout an earlier install wrote: bob's own .codex/hooks.json, which Codex never
+        # reads from a linked worktree; doctor must not call it healthy.
+        stray = bench.bob / ".codex" / "hooks.json"
+        stray.parent.mkdir()
+        command = f"{RADAR} hook codex"
+        group = {"hooks": [{"type": "command", "command": command, "timeout": 10}]}
+        stray.write_text(
+            json.dumps({"hooks": {"PreToolUse": [{**group, "matcher": "^apply_patch$"}]}})
+        )
+        landed = bench.run(bench.edit_call("line 22\n", "bob 22\n"), "earlier layout")
+        assert "Overlap Radar" not in landed.after_call
+        assert _line(bench, 22) == "bob 22"  # the colliding patch landed: no hook ran
+        doctor = bench.radar("hooks", "doctor", "--harness", "codex")
+        assert doctor.returncode == 1
+        assert "Codex never reads it" in doctor.stderr
+        stray.unlink()
+        bench.repo.git("checkout", "--", "core.py", worktree="bob")
+    if bench.harness == "gemini":
+        bench.extra_env["GEMINI_CLI_TRUST_WORKSPACE"] = "true"  # the headless folder trust
+    _install_as_documented(bench)
+    denied = bench.run(bench.edit_call("line 22\n", "bob 22\n"), "deny")
+    assert "Resolution Advisory with alice" in denied.after_call
+    doctor = bench.radar("hooks", "doctor", "--harness", bench.harness)
+    assert (doctor.returncode, doctor.stderr) == (0, ""), doctor.stdout
+    assert doctor.stdout.rstrip().endswith("healthy")
