@@ -229,3 +229,26 @@ def test_claude_install_into_a_committed_settings_file_points_to_the_local_scope
         _run("hooks", "install", "--harness", "claude", "--scope", "local", "--path", str(bob)) == 0
     )
     assert "is committed" not in capsys.readouterr().out
+
+
+def test_codex_reinstall_with_another_command_trusts_the_new_hash_in_place(
+    repo: ScriptedRepo,
+) -> None:
+    bob = repo.path("bob")
+    _run("hooks", "install", "--harness", "codex", "--path", str(bob))
+    config = Path.home() / ".codex" / "config.toml"
+    first = _codex_config(config.parent)["hooks"]["state"]
+    assert (
+        _run("hooks", "install", "--harness", "codex", "--repository", "web", "--path", str(bob))
+        == 0
+    )
+    text = config.read_text()
+    second = tomllib.loads(text)["hooks"]["state"]
+    assert sorted(second) == sorted(first)  # the same keys, each table once
+    assert all(second[key]["trusted_hash"] != first[key]["trusted_hash"] for key in first)
+    main_file = repo.root / ".codex" / "hooks.json"
+    group = json.loads(main_file.read_text())["hooks"]["PreToolUse"][0]
+    assert "--repository web" in group["hooks"][0]["command"]
+    assert second[f"{main_file}:pre_tool_use:0:0"]["trusted_hash"] == identity_hash(
+        "PreToolUse", group["matcher"], group["hooks"][0]
+    )
