@@ -252,3 +252,21 @@ def test_codex_reinstall_with_another_command_trusts_the_new_hash_in_place(
     assert second[f"{main_file}:pre_tool_use:0:0"]["trusted_hash"] == identity_hash(
         "PreToolUse", group["matcher"], group["hooks"][0]
     )
+
+
+def test_claude_user_scope_honours_claude_config_dir(
+    repo: ScriptedRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-config"))
+    bob = repo.path("bob")
+    assert (
+        _run("hooks", "install", "--harness", "claude", "--scope", "user", "--path", str(bob)) == 0
+    )
+    written = tmp_path / "claude-config" / "settings.json"
+    assert installed(SPECS["claude"], json.loads(written.read_text()))
+    assert not (Path.home() / ".claude" / "settings.json").exists()
+    assert (
+        _run("hooks", "uninstall", "--harness", "claude", "--scope", "user", "--path", str(bob))
+        == 0
+    )
+    assert not written.exists()
