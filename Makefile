@@ -8,7 +8,7 @@ PORT ?= 8000
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install demo test lint format typecheck bench clean
+.PHONY: install demo test harness-programs lint format typecheck bench clean
 
 $(STAMP): pyproject.toml
 	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "Python 3.11 is required (found " + sys.version.split()[0] + ")")'
@@ -32,7 +32,13 @@ demo:
 test:
 	scripts/prerequisites test
 	@$(MAKE) --no-print-directory install
+	$(BIN)/python -m tests.harness.programs
 	$(BIN)/python -m tests.servers $(BIN)/python -m pytest
+
+# The pinned Claude Code, Codex CLI and Gemini CLI the harness tier runs, from npm into
+# var/harness-cache (tests/harness/programs.py); `make test` does it before the suite.
+harness-programs: install
+	$(BIN)/python -m tests.harness.programs
 
 lint: install
 	$(BIN)/ruff check .

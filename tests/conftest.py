@@ -15,7 +15,11 @@ IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 # would outlive it. tests/agent/test_daemon.py turns the daemon on, and stops it, itself.
 os.environ["RADAR_DAEMON"] = "0"
 
-LOUD_SUITES = ("browser", "integration")  # whole tiers that skip when their tools are missing
+LOUD_SUITES = (
+    "browser",
+    "integration",
+    "harness",
+)  # whole tiers that skip when their tools are missing
 
 
 def _skip_reason(report: pytest.TestReport) -> str:

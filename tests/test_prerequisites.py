@@ -13,7 +13,7 @@ SCRIPT = ROOT / "scripts" / "prerequisites"
 BASH = "/bin/bash"  # absolute: PATH below holds only the shims
 
 TEST_PACKAGES = ("python3", "python3-venv", "python3-dev", "git")
-TEST_PACKAGES += ("postgresql", "redis-server", "chromium", "docker-compose")
+TEST_PACKAGES += ("postgresql", "redis-server", "chromium", "docker-compose", "nodejs", "npm")
 
 
 def _shim(folder: Path, name: str, script: str) -> None:
@@ -89,6 +89,18 @@ def test_an_old_git_is_reported_in_one_line(bin_dir: Path) -> None:
         "`git merge-tree --write-tree`; install git 2.38+ (Debian 12 ships 2.39: "
         f"`{'' if os.geteuid() == 0 else 'sudo '}apt-get install -y git`)"
     ]
+
+
+def test_a_node_older_than_20_is_reported_in_one_line_for_the_harness_tier(bin_dir: Path) -> None:
+    _shim(bin_dir, "node", "echo 18")  # answers `node -p process.versions...`
+    _shim(bin_dir, "npm", "echo 9.2.0")
+    result = _run(bin_dir, "--check", "test")
+    node_lines = [line for line in result.stdout.splitlines() if "Node.js" in line]
+    assert node_lines == [
+        "prerequisites: Node.js 18 is too old: 20 or newer runs the harness tier's programs; "
+        "install Node.js 20+ (e.g. from NodeSource) and npm"
+    ]
+    assert "Node.js" not in _run(bin_dir, "--check", "demo").stdout
 
 
 def test_a_recent_git_and_python_311_pass_the_demo_check(bin_dir: Path) -> None:

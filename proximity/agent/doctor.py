@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from proximity.agent.harness_places import Place, codex_home, place
 from proximity.agent.harness_settings import (
     SPECS,
     HarnessSpec,
@@ -28,13 +29,13 @@ from proximity.agent.harness_settings import (
     installed,
     radar_executable,
     read_settings,
-    scope_root,
 )
+from proximity.agent.harness_trust import trust_checks
 
 __all__ = ["doctor", "harness_checks"]
 
 Lines = list[tuple[str, str]]  # (kind, text): kind is info, note, warning or problem
-Places = list[tuple[str, Path]]  # (scope, the folder its settings folder sits in)
+Places = list[Place]  # the file each scope's hooks are read from (harness_places)
 
 
 def _unrunnable(scope: str, path: Path, found: Mapping[str, str]) -> Lines:
@@ -47,9 +48,9 @@ def _unrunnable(scope: str, path: Path, found: Mapping[str, str]) -> Lines:
     ]
 
 
-def _scope(spec: HarnessSpec, scope: str, root: Path, out: Lines) -> list[str]:
+def _scope(spec: HarnessSpec, where: Place, out: Lines) -> list[str]:
     """Report one scope's file; returns the commands of ours it holds."""
-    path = spec.path(root, scope)
+    scope, path = where.scope, where.path
     try:
         found = installed(spec, read_settings(path))
     except InstallError as exc:
@@ -149,11 +150,12 @@ def _round_trip(harness: str, top: Path, overrides: Mapping[str, Any], out: Line
 
 
 _NOTES = {
-    "codex": "Codex runs a new or changed hook only once it is trusted in /hooks, project hooks "
-    "only in a trusted project, and before 0.124 no hooks without [features] hooks = true "
-    "(codex_hooks = true on older versions) in ~/.codex/config.toml, which radar leaves alone",
-    "gemini": "Gemini CLI runs hooks only with its hooks system on (/settings, Advanced, Enable "
-    "Hooks System) and project settings only in a trusted folder",
+    "codex": "Codex runs a hook only once it is trusted by hash (install records it as /hooks "
+    "does; a changed hook needs it again), project hooks only in a trusted project, and before "
+    "0.124 no hooks without [features] hooks = true (codex_hooks = true on older versions) in "
+    "$CODEX_HOME/config.toml, which radar leaves alone",
+    "gemini": "Gemini CLI runs hooks unless hooksConfig.enabled is false (/hooks disable-all), "
+    "and project settings only in a trusted folder",
     "cursor": "Cursor runs project hooks only in a trusted workspace",
 }
 
@@ -185,10 +187,10 @@ def _git_ignored(path: Path) -> bool:
     return code == 0
 
 
-def _claude_checks(scope: str, root: Path) -> Lines:
+def _claude_checks(where: Place, worktree: str) -> Lines:
     """The local file is per-machine only if git ignores it; Claude Code ignores only its own."""
-    path = SPECS["claude"].path(root, "local")
-    if scope != "local" or not installed(SPECS["claude"], _quiet(path)) or _git_ignored(path):
+    path = where.path
+    if where.scope != "local" or not installed(SPECS["claude"], _quiet(path)) or _git_ignored(path):
         return []
     return [
         (
@@ -199,27 +201,22 @@ def _claude_checks(scope: str, root: Path) -> Lines:
     ]
 
 
-def _codex_checks(scope: str, root: Path) -> Lines:
-    config = root / ".codex" / "config.toml"
+def _codex_checks(where: Place, worktree: str) -> Lines:
+    """``[features] hooks = false`` in the user's config.toml, or the project's beside its file."""
+    config = (
+        codex_home() / "config.toml" if where.scope == "user" else where.path.parent / "config.toml"
+    )
     features = _toml(config).get("features")
     features = features if isinstance(features, dict) else {}
     off = [key for key in ("hooks", "codex_hooks") if features.get(key) is False]
     return [("problem", f"{config}: [features] {key} = false turns hooks off") for key in off]
 
 
-def _gemini_checks(scope: str, root: Path) -> Lines:
-    path = SPECS["gemini"].path(root)
-    hooks = _quiet(path).get("hooks")
-    disabled = hooks.get("disabled") if isinstance(hooks, dict) else None
-    if isinstance(disabled, list) and "overlap-radar" in disabled:
-        return [("problem", f'{path}: "hooks.disabled" lists overlap-radar')]
-    return []
-
-
-def _cursor_checks(scope: str, root: Path) -> Lines:
+def _cursor_checks(where: Place, worktree: str) -> Lines:
     """Cursor also runs Claude Code's hooks, from its project, local and user files alike."""
     claude = SPECS["claude"]
-    paths = [claude.path(root, s) for s in (("user",) if scope == "user" else ("project", "local"))]
+    scopes = ("user",) if where.scope == "user" else ("project", "local")
+    paths = [place(claude, s, worktree).path for s in scopes]
     return [
         (
             "warning",
@@ -232,30 +229,31 @@ def _cursor_checks(scope: str, root: Path) -> Lines:
     ]
 
 
-_PLACE_CHECKS: dict[str, Callable[[str, Path], Lines]] = {
+_PLACE_CHECKS: dict[str, Callable[[Place, str], Lines]] = {
     "claude": _claude_checks,
     "codex": _codex_checks,
-    "gemini": _gemini_checks,
     "cursor": _cursor_checks,
 }
 
 
-def harness_checks(spec: HarnessSpec, places: Places) -> Lines:
+def harness_checks(spec: HarnessSpec, places: Places, worktree: str = ".") -> Lines:
     """What the harness needs beyond its hooks file: a note, and the problems found."""
     out: Lines = [("note", _NOTES[spec.harness])] if spec.harness in _NOTES else []
-    check = _PLACE_CHECKS[spec.harness]
-    return out + [line for scope, root in places for line in check(scope, root)]
+    check = _PLACE_CHECKS.get(spec.harness)
+    return out + [line for where in places for line in (check(where, worktree) if check else [])]
 
 
-def _places(spec: HarnessSpec, top: Path | None) -> Places:
+def _places(spec: HarnessSpec, path: str, top: Path | None) -> Places:
     """Every scope the harness reads: the worktree's (when inside one), then the user's."""
-    worktree = [(scope, top) for scope in spec.scopes if scope != "user"] if top else []
-    return [*worktree, ("user", Path.home())]
+    worktree = [place(spec, scope, path) for scope in spec.scopes if scope != "user"] if top else []
+    return [*worktree, place(spec, "user", path)]
 
 
 def _project_top(path: str) -> Path | None:
+    from proximity.agent.harness_places import worktree_tops
+
     try:
-        return scope_root("project", path)
+        return worktree_tops(path)[0]
     except RuntimeError:  # GitError is a RuntimeError: --path is not inside a worktree
         return None
 
@@ -300,14 +298,14 @@ def doctor(spec: HarnessSpec, args: argparse.Namespace) -> int:
     """Report every scope, the server settings and a round trip; 1 when anything is wrong."""
     out: Lines = [("info", f"radar: {radar_executable()}")]
     top = _project_top(args.path)
-    places = _places(spec, top)
-    commands = [c for scope, root in places for c in _scope(spec, scope, root, out)]
+    places = _places(spec, args.path, top)
+    commands = [c for where in places for c in _scope(spec, where, out)]
     if not commands:
         fix = f"radar hooks install --harness {spec.harness}"
         out.append(("problem", f"no Overlap Radar hooks for {spec.harness}; run `{fix}`"))
     overrides = _overrides(args, commands)
     _server(top, overrides, out)
-    out += harness_checks(spec, places)
+    out += harness_checks(spec, places, args.path) + trust_checks(spec, places, args.path)
     if top is None:
         out.append(("problem", f"round trip: {args.path} is not inside a git worktree"))
     else:

@@ -17,6 +17,7 @@ from typing import Any
 
 from proximity.agent.config import ConfigError, Policy
 from proximity.agent.decide import Decision, decide, describe
+from proximity.agent.deferred import defer, take
 from proximity.agent.payloads import (
     POST,
     PRE,
@@ -64,6 +65,8 @@ def _pre_edit(session: AgentSession, event: HookEvent) -> Decision:
     if result.coverage == "unknown":
         hook_log(f"{event.harness}: coverage unknown: {result.reason}")
     decision = decide(result, session.config.policy)
+    if decision.kind == "context" and event.harness == "gemini":
+        defer(event.session_id, decision.text)  # Gemini drops BeforeTool context (deferred.py)
     if decision.kind in {"deny", "ask"}:
         others = sorted({f.other for f in decision.findings} | {d.mainline for d in decision.drift})
         session.state.remember_denial(agent=result.agent, others=others, paths=list(result.paths))
@@ -76,10 +79,11 @@ def _messages_text(session: AgentSession) -> str:
 
 
 def _post_edit(session: AgentSession, event: HookEvent) -> Decision:
-    if session.client is None:
-        return Decision("none")
-    session.report()
-    text = _messages_text(session)
+    carried = take(event.session_id) if event.harness == "gemini" else ""
+    if session.client is not None:
+        session.report()
+    messages = _messages_text(session) if session.client is not None else ""
+    text = "\n\n".join(part for part in (carried, messages) if part)
     return Decision("context", text) if text else Decision("none")
 
 

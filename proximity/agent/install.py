@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from proximity.agent.doctor import doctor, harness_checks
+from proximity.agent.harness_places import Place, place
 from proximity.agent.harness_settings import (
     SPECS,
     HarnessSpec,
@@ -31,8 +32,8 @@ from proximity.agent.harness_settings import (
     is_ours,
     radar_executable,
     read_settings,
-    scope_root,
 )
+from proximity.agent.harness_trust import after_install
 
 __all__ = [
     "SPECS",  # re-exported: the specs and the error are part of this module's interface
@@ -174,15 +175,14 @@ class Change:
     removed: int = 0
 
 
-def install(spec: HarnessSpec, root: Path, command: str, scope: str = "project") -> Change:
-    path = spec.path(root, scope)
+def install(spec: HarnessSpec, path: Path, command: str) -> Change:
+    """Our entries merged into the settings file at ``path`` (see :mod:`harness_places`)."""
     before = read_settings(path)
     after = merged(spec, before or {}, command, path)
     return Change(path, True, _write(path, after)) if after != before else Change(path, False)
 
 
-def uninstall(spec: HarnessSpec, root: Path, scope: str = "project") -> Change:
-    path = spec.path(root, scope)
+def uninstall(spec: HarnessSpec, path: Path) -> Change:
     before = read_settings(path)
     after, removed = stripped(spec, before, path) if before is not None else ({}, 0)
     if not removed:
@@ -201,8 +201,8 @@ def _flags(args: argparse.Namespace) -> dict[str, str | None]:
 
 def _install(spec: HarnessSpec, args: argparse.Namespace) -> int:
     command = hook_command(spec.harness, _flags(args))
-    root = scope_root(args.scope, args.path)
-    change = install(spec, root, command, args.scope)
+    where = _place(spec, args)
+    change = install(spec, where.path, command)
     events = ", ".join(event for event, _ in spec.events)
     if change.changed:
         saved = f"; backup {change.backup}" if change.backup else ""
@@ -210,13 +210,22 @@ def _install(spec: HarnessSpec, args: argparse.Namespace) -> int:
     else:
         print(f"already installed: {change.path} ({events}); nothing changed")
     print(f"command: {command}")
-    for kind, text in harness_checks(spec, [(args.scope, root)]):
+    for kind, text in after_install(spec, where, args.path) + harness_checks(
+        spec, [where], args.path
+    ):
         print(f"{kind}: {text}")
     return 0
 
 
+def _place(spec: HarnessSpec, args: argparse.Namespace) -> Place:
+    try:
+        return place(spec, args.scope, args.path)
+    except RuntimeError as exc:  # GitError: --path is not inside a git worktree
+        raise InstallError(f"--path {args.path}: not inside a git worktree ({exc})") from None
+
+
 def _uninstall(spec: HarnessSpec, args: argparse.Namespace) -> int:
-    change = uninstall(spec, scope_root(args.scope, args.path), args.scope)
+    change = uninstall(spec, _place(spec, args).path)
     if not change.changed:
         print(f"nothing to remove: {change.path} holds no Overlap Radar hooks")
         return 0

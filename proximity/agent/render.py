@@ -36,6 +36,10 @@ def _gemini(decision: Decision, event_name: str) -> dict[str, object]:
         if decision.kind == "ask":
             out["systemMessage"] = decision.text
         return out
+    if event_name == "BeforeTool":
+        # Gemini ignores context here: the hook kept it for AfterTool (deferred.py), and the
+        # person sees its first line now.
+        return {"systemMessage": decision.text.splitlines()[0]}
     return {
         "systemMessage": decision.text.splitlines()[0] if decision.text else "",
         "hookSpecificOutput": {"hookEventName": event_name, "additionalContext": decision.text},
@@ -46,16 +50,17 @@ def _gemini(decision: Decision, event_name: str) -> dict[str, object]:
 # explicit "allow" would skip the person's own approval, so none is ever sent. preToolUse accepts
 # "ask" but does not enforce it, so an "ask" there holds the edit back (as for Gemini CLI) and
 # tells the person why; beforeShellExecution enforces "ask". Neither gate has a context field:
-# an advisory travels as the two messages with no permission key, and the edit proceeds.
+# an advisory travels as the two messages with no permission key, and the edit proceeds. A hook
+# that crashes or times out lets the action through (Cursor's default); radar never sets the
+# entry's failClosed, under which an empty answer (our "no decision") would count as a failure.
 _CURSOR_GATES = frozenset({"preToolUse", "beforeShellExecution"})
 _CURSOR_CONTEXT = frozenset({"sessionStart", "postToolUse"})
 
 
 def _cursor(decision: Decision, event_name: str) -> dict[str, object]:
-    messages: dict[str, object] = {
-        "user_message": decision.text.splitlines()[0],
-        "agent_message": decision.text,
-    }
+    # Both messages carry the whole text: Cursor documents agent_message as the model's, yet
+    # field reports say its agent reads user_message; either way the reason reaches the model.
+    messages: dict[str, object] = {"user_message": decision.text, "agent_message": decision.text}
     if event_name in _CURSOR_GATES and decision.kind in {"deny", "ask"}:
         enforced = decision.kind == "deny" or event_name == "beforeShellExecution"
         return {"permission": decision.kind if enforced else "deny", **messages}

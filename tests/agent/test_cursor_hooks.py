@@ -2,8 +2,10 @@
 
 alice has an uncommitted edit of core.py line 22; bob is the agent asking. Cursor's answer is
 its own flat JSON (https://cursor.com/docs/hooks.md): a denial carries ``permission``,
-``user_message`` and ``agent_message``; a clear check prints nothing at all, so the person's own
-approval still runs.
+``user_message`` and ``agent_message``, both with the whole reason (the documentation gives the
+model ``agent_message``, field reports say it reads ``user_message``), never Claude's
+``hookSpecificOutput`` wrapper, which Cursor ignores; a clear check prints nothing at all, so the
+person's own approval still runs.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ def _denial(stdout: str) -> dict[str, str]:
     answer = json.loads(stdout)
     assert set(answer) == {"permission", "user_message", "agent_message"}
     assert answer["permission"] == "deny"
-    assert "\n" not in answer["user_message"]
+    assert answer["user_message"] == answer["agent_message"]  # whichever one reaches the model
     return answer
 
 
@@ -63,7 +65,7 @@ def test_edit_of_the_line_alice_changed_is_denied_naming_alice(bob: Path, name: 
     assert "alice" in answer["agent_message"]
     assert "core.py line 22" in answer["agent_message"]
     assert "radar ack alice" in answer["agent_message"]
-    assert "core.py" in answer["user_message"]
+    assert "radar ack alice" in answer["user_message"]
 
 
 @pytest.mark.parametrize("name", EDITS)
@@ -169,7 +171,7 @@ ADVISORY = "Overlap Radar: other agents are working close to this edit.\n- Traff
 @pytest.mark.parametrize("event", ["preToolUse", "beforeShellExecution"])
 def test_traffic_advisory_passes_messages_without_a_permission(event: str) -> None:
     answer = json.loads(render("cursor", Decision("context", ADVISORY), event))
-    assert answer == {"user_message": ADVISORY.splitlines()[0], "agent_message": ADVISORY}
+    assert answer == {"user_message": ADVISORY, "agent_message": ADVISORY}
 
 
 def test_ask_is_held_back_where_cursor_cannot_ask_and_asked_where_it_can() -> None:
@@ -190,3 +192,16 @@ def test_events_without_a_model_facing_field_print_nothing() -> None:
     assert render("cursor", Decision("context", "messages"), "afterFileEdit") == ""
     post = render("cursor", Decision("context", "messages"), "postToolUse")
     assert json.loads(post) == {"additional_context": "messages"}
+
+
+def test_install_never_sets_fail_closed_nor_a_claude_wrapper(tmp_path: Path, bob: Path) -> None:
+    # failClosed would turn our silent "no decision" into a failure that blocks every clear edit.
+    from proximity.agent.cli import main
+
+    assert main(["hooks", "install", "--harness", "cursor", "--path", str(bob)]) == 0
+    hooks = json.loads((bob / ".cursor" / "hooks.json").read_text())["hooks"]
+    entries = [entry for event in hooks.values() for entry in event]
+    assert entries
+    assert not any("failClosed" in entry for entry in entries)
+    deny = render("cursor", Decision("deny", "Overlap Radar: no.\nWays forward"), "preToolUse")
+    assert "hookSpecificOutput" not in json.loads(deny)

@@ -121,6 +121,26 @@ def test_gemini_replace_is_denied_in_gemini_s_own_shape(scene: Scene) -> None:
     assert scene.hook("gemini", payload).stdout == ""
 
 
+def test_gemini_context_travels_from_before_tool_to_the_after_tool_result(scene: Scene) -> None:
+    # Gemini CLI ignores BeforeTool's additionalContext; AfterTool's is appended to the result.
+    files = {"WORKTREE": str(scene.bob), "FILE": str(scene.bob / "core.py")}
+    before = load("gemini_before_replace", **files)
+    before["tool_input"].update(old_string="line 22\n", new_string="x\n")
+    after = load("gemini_after_tool", **files)
+    after["session_id"] = before["session_id"]
+    assert scene.radar("ack", "alice").returncode == 0
+    answer = json.loads(scene.hook("gemini", before).stdout)
+    assert set(answer) == {"systemMessage"}  # the person sees it; the model cannot here
+    assert answer["systemMessage"].startswith("Overlap Radar")
+    carried = json.loads(scene.hook("gemini", after).stdout)["hookSpecificOutput"]
+    assert carried["hookEventName"] == "AfterTool"
+    assert "alice" in carried["additionalContext"]
+    assert scene.hook("gemini", after).stdout == ""  # handed over once
+    other = {**after, "session_id": "another-session"}
+    assert scene.hook("gemini", before).stdout
+    assert scene.hook("gemini", other).stdout == ""  # never into another session's result
+
+
 def test_gemini_write_file_of_a_shared_file_is_denied(scene: Scene) -> None:
     payload = load(
         "gemini_before_write_file", WORKTREE=str(scene.bob), FILE=str(scene.bob / "core.py")

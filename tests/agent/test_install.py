@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from proximity.agent.cli import main
+from proximity.agent.harness_places import place
 from proximity.agent.install import SPECS, is_ours
 from tests.sources.gitrepo import ScriptedRepo, numbered
 
@@ -74,7 +75,7 @@ def worktree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _settings(
     worktree: Path, harness: str, content: object | None = None, scope: str = "project"
 ) -> Path:
-    path = SPECS[harness].path(worktree, scope)
+    path = place(SPECS[harness], scope, worktree).path
     if content is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(content, indent=4))
@@ -254,12 +255,26 @@ def test_install_outside_a_repository_is_an_error(
     assert main(["hooks", "install", "--harness", "claude", "--path", str(tmp_path)]) == 1
 
 
+def trust_as_the_person_does(worktree: Path, harness: str) -> None:
+    """What only the person does: Codex's project trust, Gemini CLI's folder trust."""
+    home = Path(os.environ["HOME"])
+    if harness == "codex":
+        config = home / ".codex" / "config.toml"
+        with config.open("a") as handle:
+            handle.write(f'\n[projects.{json.dumps(str(worktree))}]\ntrust_level = "trusted"\n')
+    elif harness == "gemini":
+        rules = home / ".gemini" / "trustedFolders.json"
+        rules.parent.mkdir(parents=True, exist_ok=True)
+        rules.write_text(json.dumps({str(worktree): "TRUST_FOLDER"}))
+
+
 @pytest.mark.parametrize("harness", HARNESSES)
 def test_doctor_on_an_installed_worktree_is_healthy(
     worktree: Path, harness: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _settings(worktree, harness, THEIRS[harness])
     _hooks(worktree, "install", harness)
+    trust_as_the_person_does(worktree, harness)
     capsys.readouterr()
     assert _hooks(worktree, "doctor", harness) == 0
     out = capsys.readouterr()
@@ -333,7 +348,8 @@ def test_doctor_for_codex_says_hooks_are_off_in_config_toml(
     worktree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _hooks(worktree, "install", "codex")
-    (worktree / ".codex" / "config.toml").write_text("[features]\nhooks = false\n")
+    config = Path(os.environ["HOME"]) / ".codex" / "config.toml"
+    config.write_text(config.read_text() + "\n[features]\nhooks = false\n")
     capsys.readouterr()
     assert _hooks(worktree, "doctor", "codex") == 1
     out = capsys.readouterr()
