@@ -8,9 +8,9 @@ import os
 import subprocess
 from pathlib import Path
 
-from proximity.sources.replay_history import read_window
-from proximity.sources.replay_report import replay_window
-from tests.sources.replay_scenario import T0, git, numbered
+from proximity.lab.replay_history import read_window
+from proximity.lab.replay_report import replay_window
+from tests.lab.replay_scenario import T0, git, numbered
 
 ODD = os.fsdecode(b"caf\xe9.py")
 
