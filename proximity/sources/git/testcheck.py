@@ -21,6 +21,8 @@ from proximity.engine.mergecheck.model import Problem
 from proximity.engine.mergecheck.testconflicts import FAILED, select_tests, test_conflicts
 from proximity.sources.git._run import git
 from proximity.sources.limits import Limits
+from proximity.sources.sandbox import Sandbox
+from proximity.sources.testenv import Interpreter, choose_python, system_python
 from proximity.sources.testruns import TestRun, materialise, run_pytest
 
 __all__ = ["TestCheck", "TestOptions", "changed_paths", "run_test_check"]
@@ -28,12 +30,15 @@ __all__ = ["TestCheck", "TestOptions", "changed_paths", "run_test_check"]
 
 @dataclass(frozen=True)
 class TestOptions:
-    """How to run a repository's tests: the interpreter (with pytest and the repository's test
-    requirements installed), one run's wall clock, how many test files at most, the limits."""
+    """How to run a repository's tests: a configured interpreter ("" for none: the worktree's
+    own virtualenv, else ``plain_python``; :mod:`proximity.sources.testenv`), one run's wall
+    clock, how many test files at most, the limits and the sandbox."""
 
     __test__ = False
 
-    python: str
+    python: str = ""
+    plain_python: str = field(default_factory=system_python)
+    sandbox: Sandbox = field(default_factory=Sandbox)
     timeout: float = 60.0
     max_files: int = 20
     limits: Limits = field(default_factory=lambda: Limits(cpu_seconds=120))
@@ -83,10 +88,13 @@ def changed_paths(
     return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
 
 
-def _run(root: Path, files: list[str] | tuple[str, ...], options: TestOptions) -> TestRun:
+def _run(
+    root: Path, files: list[str] | tuple[str, ...], options: TestOptions, python: Interpreter
+) -> TestRun:
     return run_pytest(
-        root, files, python=options.python, timeout=options.timeout, limits=options.limits
-    )
+        root, files, python=python, timeout=options.timeout, limits=options.limits,
+        sandbox=options.sandbox,
+    )  # fmt: skip
 
 
 def run_test_check(
@@ -98,10 +106,15 @@ def run_test_check(
     merged: str,
     merged_files: Mapping[str, str],
     options: TestOptions,
+    worktrees: tuple[str, ...] = (),
 ) -> TestCheck:
     """Run the tests for commits ``sides`` and their merged tree ``merged`` (ids readable
-    through ``env``); ``merged_files`` is the merged tree's Python text by path."""
+    through ``env``); ``merged_files`` is the merged tree's Python text by path;
+    ``worktrees`` the sides' worktrees (side A first), whose own environment the runs use."""
     limits = options.limits
+    python = choose_python(
+        configured=options.python, worktrees=worktrees, plain=options.plain_python
+    )
     changed = [changed_paths(cwd, env, base, side, limits) for side in sides]
     selection = select_tests(merged_files, *changed, limit=options.max_files)
     if not selection.files:
@@ -120,7 +133,7 @@ def run_test_check(
             root = Path(folder) / name
             if not root.exists():
                 materialise(cwd, env, trees[name], root, limits)
-            result = _run(root, files, options)
+            result = _run(root, files, options, python)
             seconds[name] = round(seconds.get(name, 0.0) + result.seconds, 3)
             return result
 

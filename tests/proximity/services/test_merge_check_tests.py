@@ -22,7 +22,12 @@ from proximity.api.presenters import advisory_out
 from proximity.engine.findings import CheckResult
 from proximity.models import MergeCheck, ProximityAdvisory, Repository
 from proximity.selectors.airspace import latest_scan
-from proximity.services.merge_checks import TESTS_SUFFIX, merge_check_run, merge_checks_plan
+from proximity.services.merge_checks import (
+    EMBEDDED,
+    TESTS_SUFFIX,
+    merge_check_run,
+    merge_checks_plan,
+)
 from proximity.services.watch import repository_watch_tick
 from proximity.sources.symbols import clear_index_cache
 from tests.proximity.services.test_merge_checks import scan_now as _scan
@@ -180,3 +185,20 @@ def test_a_run_over_its_time_is_unknown_never_clean(scripted: ScriptedRepo) -> N
     assert link["mergeCheck"]["tests"]["state"] == "timeout"
     said = _hook_reason(link["mergeCheck"], link["risk"], link["channels"])
     assert "repository tests not run to the end (timeout: merge: over 2 s)" in said
+
+
+@override_settings(CELERY_TASK_ALWAYS_EAGER=True)
+def test_embedded_mode_never_runs_tests_and_says_so(scripted: ScriptedRepo) -> None:
+    """Issue 30, point 4: with eager tasks (no REDIS_URL) a check would run inside whatever
+    enqueued it, a web request included: the check is static, and says the tests did not run."""
+    repo = _repository(scripted)
+    row = _checked(repo)
+    assert not row.version.endswith(TESTS_SUFFIX)
+    assert "tests" not in row.counts
+    _scan(repo)
+    scan = latest_scan(repo)
+    assert scan is not None
+    [link] = [x for x in scan.result["links"] if {x["a"], x["b"]} == {"alpha", "beta"}]
+    assert link["mergeCheck"]["tests"] == {"state": "not run", "reason": EMBEDDED}
+    said = _hook_reason(link["mergeCheck"], link["risk"], link["channels"])
+    assert f"repository tests did not run ({EMBEDDED})" in said
