@@ -20,6 +20,13 @@ from typing import Any
 from proximity.engine.mergecheck.model import Problem
 from proximity.engine.mergecheck.testconflicts import FAILED, select_tests, test_conflicts
 from proximity.sources.git._run import git
+from proximity.sources.jsruns import (
+    JS_SUFFIXES,
+    merge_outcomes,
+    node_modules_of,
+    run_js_tests,
+    select_js_tests,
+)
 from proximity.sources.limits import Limits
 from proximity.sources.sandbox import Sandbox
 from proximity.sources.testenv import Interpreter, choose_python, system_python
@@ -89,12 +96,27 @@ def changed_paths(
 
 
 def _run(
-    root: Path, files: list[str] | tuple[str, ...], options: TestOptions, python: Interpreter
+    root: Path,
+    files: list[str] | tuple[str, ...],
+    options: TestOptions,
+    python: Interpreter,
+    node_modules: str | None,
 ) -> TestRun:
-    return run_pytest(
-        root, files, python=python, timeout=options.timeout, limits=options.limits,
-        sandbox=options.sandbox,
-    )  # fmt: skip
+    """The tree's Python test files through pytest, its JavaScript ones through its runner."""
+    py = [f for f in files if f.endswith(".py")]
+    js = [f for f in files if f.endswith(JS_SUFFIXES)]
+    runs = {}
+    if py:
+        runs["py"] = run_pytest(
+            root, py, python=python, timeout=options.timeout, limits=options.limits,
+            sandbox=options.sandbox,
+        )  # fmt: skip
+    if js and all(r.status == "ran" for r in runs.values()):
+        runs["js"] = run_js_tests(
+            root, js, node_modules=node_modules, timeout=options.timeout,
+            limits=options.limits, sandbox=options.sandbox,
+        )  # fmt: skip
+    return merge_outcomes(runs) if runs else TestRun("ran")
 
 
 def run_test_check(
@@ -115,29 +137,37 @@ def run_test_check(
     python = choose_python(
         configured=options.python, worktrees=worktrees, plain=options.plain_python
     )
+    node_modules = node_modules_of(worktrees)
     changed = [changed_paths(cwd, env, base, side, limits) for side in sides]
     selection = select_tests(merged_files, *changed, limit=options.max_files)
-    if not selection.files:
-        return TestCheck("none selected", held_back=selection.held_back)
     seconds: dict[str, float] = {}
+    selected = selection.files
 
     def outcome(state: str, **found: Any) -> TestCheck:
         seconds["total"] = round(time.monotonic() - started, 3)
-        return TestCheck(state, selection.files, selection.held_back, runs=seconds, **found)
+        return TestCheck(state, selected, selection.held_back, runs=seconds, **found)
 
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="radar-tests-") as folder:
         trees = {"merged": merged, "a": sides[0], "b": sides[1]}
 
-        def run(name: str, files: list[str] | tuple[str, ...]) -> TestRun:
+        def tree(name: str) -> Path:
             root = Path(folder) / name
             if not root.exists():
                 materialise(cwd, env, trees[name], root, limits)
-            result = _run(root, files, options, python)
+            return root
+
+        def run(name: str, files: list[str] | tuple[str, ...]) -> TestRun:
+            result = _run(tree(name), files, options, python, node_modules)
             seconds[name] = round(seconds.get(name, 0.0) + result.seconds, 3)
             return result
 
-        first = run("merged", selection.files)
+        if all(any(p.endswith(JS_SUFFIXES) for p in side) for side in changed):
+            js = select_js_tests(tree("merged"), *changed, limit=options.max_files)
+            selected = tuple(sorted((*selection.files, *js)))
+        if not selected:
+            return TestCheck("none selected", held_back=selection.held_back)
+        first = run("merged", selected)
         if first.status != "ran":
             return outcome(first.status, reason=f"merge: {first.reason}")
         failing = sorted({o.path for o in first.outcomes.values() if o.outcome in FAILED})
