@@ -3,7 +3,7 @@
 Repository code is untrusted (an agent or anyone with a branch wrote it), and a test run is
 code execution. Every run goes through ``unshare`` (util-linux) into new mount, PID, network,
 IPC and UTS namespaces, whose first process (:mod:`proximity.sources.sandbox_stage`) makes
-every mount read-only, gives /tmp, /var/tmp and /dev/shm a fresh tmpfs, binds the run's
+every mount read-only, gives /tmp, /var/tmp, /dev/shm and /run a fresh tmpfs, binds the run's
 folders under ``/tmp/radar`` (only the scratch folder writable), and starts the command with
 no capabilities and ``no_new_privs``. What follows:
 
@@ -16,7 +16,9 @@ no capabilities and ``no_new_privs``. What follows:
   ``/proc/<pid>/environ``) is visible; the environment is the caller's, built from nothing.
 - **no network**: a network namespace with only its own loopback.
 - **writes only in its scratch folder**: everything else is mounted read-only, and what it
-  writes in /tmp goes to a tmpfs that ends with the run.
+  writes in /tmp goes to a tmpfs that ends with the run. /run is a private tmpfs too, so the
+  host's service sockets there (PostgreSQL, Redis, Docker) are out of reach; a Unix socket
+  elsewhere whose permissions let the sandbox's uid connect is not (keep none such).
 - **nothing outlives the run**: the stage is the PID namespace's init; when the command ends,
   or ``unshare`` is killed (``--kill-child``), the kernel kills every process left in it.
 """
@@ -39,7 +41,7 @@ INSIDE = "/tmp/radar"  # noqa: S108 - the sandbox's own tmpfs, not the host's /t
 """Where a run's folders appear inside the sandbox (on its private /tmp)."""
 
 STAGE = str(Path(__file__).with_name("sandbox_stage.py"))
-_PRIVATE = ("/tmp", "/var/tmp", "/dev/shm")  # noqa: S108 - each replaced by a private tmpfs
+_PRIVATE = ("/tmp", "/var/tmp", "/dev/shm", "/run")  # noqa: S108 - each replaced by a private tmpfs
 
 
 @dataclass(frozen=True, slots=True)

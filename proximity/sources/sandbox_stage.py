@@ -4,8 +4,8 @@ run the repository's command, and stay as the namespace's init until that comman
 Run by :mod:`proximity.sources.sandbox` as ``python -I -S sandbox_stage.py SPEC`` under
 ``unshare`` (new mount, PID, network, IPC and UTS namespaces, plus a user namespace when the
 worker is not root). Standard library only, and never imported by the server: it is a script.
-As (namespace) root it makes every mount read-only, puts a fresh tmpfs on /tmp, /var/tmp and
-/dev/shm, binds the run's folders into /tmp (only the scratch folder writable), brings the
+As (namespace) root it makes every mount read-only, puts a fresh tmpfs on /tmp, /var/tmp, /dev/shm
+and /run, binds the run's folders into /tmp (only the scratch folder writable), brings the
 namespace's own loopback up, then forks the command with no capabilities, ``no_new_privs``
 and the sandbox user's ids. When the command exits this process exits with its status, and
 the kernel kills whatever else is left in the PID namespace: nothing the tests started

@@ -74,8 +74,15 @@ def test_the_hosts_network_cannot_be_reached():
     try:
         socket.create_connection(("127.0.0.1", {port}), timeout=2).close()
     except OSError:
-        return
-    raise AssertionError("connected to the worker's loopback")
+        pass
+    else:
+        raise AssertionError("connected to the worker's loopback")
+    with socket.socket(socket.AF_UNIX) as unix:  # a service's socket in the host's /run
+        try:
+            unix.connect({unix!r})
+        except OSError:
+            return
+    raise AssertionError("connected to a socket in /run")
 
 
 def test_a_setsid_child_is_left_running():
@@ -95,6 +102,20 @@ def listener() -> Iterator[socket.socket]:
 
 
 @pytest.fixture
+def run_socket() -> Iterator[socket.socket]:
+    """A Unix socket anyone may connect to, where services keep theirs (/run)."""
+    path = Path("/run") / f"radar-probe-{uuid.uuid4().hex}.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    path.chmod(0o777)
+    server.listen(1)
+    server.setblocking(False)
+    yield server
+    server.close()
+    path.unlink(missing_ok=True)
+
+
+@pytest.fixture
 def outside(tmp_path: Path) -> Iterator[Path]:
     """A world-writable folder outside /tmp: a user change alone would not protect it."""
     folder = Path.cwd() / f".sandbox-probe-{uuid.uuid4().hex}"
@@ -108,6 +129,7 @@ def test_a_hostile_test_suite_escapes_nothing(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     listener: socket.socket,
+    run_socket: socket.socket,
     outside: Path,
 ) -> None:
     secrets = {
@@ -131,6 +153,7 @@ def test_a_hostile_test_suite_escapes_nothing(
         worker=os.getpid(),
         targets=targets,
         port=listener.getsockname()[1],
+        unix=run_socket.getsockname(),
         marker=marker,
     )
     repo.write("tests/test_hostile.py", text)
@@ -151,8 +174,9 @@ def test_a_hostile_test_suite_escapes_nothing(
     }, {k: v.message for k, v in run.outcomes.items() if v.message}
     for target in targets:
         assert not Path(target).exists(), target
-    with pytest.raises(BlockingIOError):
-        listener.accept()
+    for server in (listener, run_socket):
+        with pytest.raises(BlockingIOError):
+            server.accept()
     assert running(marker) == []  # the run ended normally, and took its whole tree with it
 
 
