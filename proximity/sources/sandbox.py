@@ -35,13 +35,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["INSIDE", "Bind", "Sandbox"]
+__all__ = ["INSIDE", "PRIVATE", "Bind", "Sandbox"]
 
 INSIDE = "/tmp/radar"  # noqa: S108 - the sandbox's own tmpfs, not the host's /tmp
 """Where a run's folders appear inside the sandbox (on its private /tmp)."""
 
 STAGE = str(Path(__file__).with_name("sandbox_stage.py"))
-_PRIVATE = ("/tmp", "/var/tmp", "/dev/shm", "/run")  # noqa: S108 - each replaced by a private tmpfs
+PRIVATE = ("/tmp/", "/var/tmp/", "/dev/shm/", "/run/")  # noqa: S108 - each a private tmpfs
+"""Folders the sandbox replaces with a tmpfs of its own: nothing of the host's there is seen."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +105,7 @@ class Sandbox:
             "cwd": cwd,
             "env": dict(env),
             "binds": [[b.outside, b.inside, b.writable] for b in binds],
-            "tmpfs": list(_PRIVATE),
+            "tmpfs": [p.rstrip("/") for p in PRIVATE],
             "tmpfs_options": f"mode=1777,size={self.tmpfs_mb}m",
             "uid": ids[0] if ids else None,
             "gid": ids[1] if ids else None,

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from proximity.sources.sandbox import INSIDE, Bind
+from proximity.sources.sandbox import INSIDE, PRIVATE, Bind
 
 __all__ = ["RUNNER", "Interpreter", "choose_python", "system_python"]
 
@@ -102,7 +102,12 @@ def _pytest_binds() -> tuple[Bind, ...]:
 def choose_python(*, configured: str, worktrees: Sequence[str], plain: str) -> Interpreter:
     """The interpreter for one repository's runs (see the module's order)."""
     if configured:
-        return Interpreter(configured, f"the configured interpreter {configured}")
+        origin = f"the configured interpreter {configured}"
+        prefix = Path(configured).parent.parent
+        if configured.startswith(PRIVATE) and (prefix / "pyvenv.cfg").is_file():
+            # under a folder the sandbox replaces with its own tmpfs: bound where it was
+            return Interpreter(configured, origin, False, (Bind(str(prefix), str(prefix)),))
+        return Interpreter(configured, origin)
     for worktree in worktrees:
         venv = _own_venv(worktree)
         if venv is not None:

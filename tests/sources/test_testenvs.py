@@ -165,3 +165,28 @@ def test_a_javascript_suite_without_its_dependencies_or_runner_could_not_start(
     )  # fmt: skip
     assert run.status == "error"
     assert "(vitest) is not one radar runs yet" in run.reason
+
+
+def test_a_configured_interpreter_comes_before_the_worktrees_venv_and_runs_as_it_is(
+    tmp_path: Path,
+) -> None:
+    repo = ScriptedRepo.create(tmp_path)
+    repo.write("test_where.py", "import sys\n\n\ndef test_where():\n    print(sys.prefix)\n")
+    repo.commit("one test")
+    venv_with_pytest(repo.root / ".venv", {})
+    configured = venv_with_pytest(tmp_path / "configured", {"marker_of_configured.py": ""})
+    python = choose_python(
+        configured=str(configured / "bin" / "python"),
+        worktrees=[str(repo.root)],
+        plain=system_python(),
+    )
+    assert python.origin == f"the configured interpreter {configured / 'bin' / 'python'}"
+    assert not python.plain
+    assert [(b.outside, b.inside) for b in python.binds] == [(str(configured), str(configured))]
+    tree = _tree_of(repo, tmp_path)
+    (tree / "test_where.py").write_text(
+        "import marker_of_configured\n\n\ndef test_where():\n    pass\n"
+    )
+    run = run_pytest(tree, ["test_where.py"], python=python, timeout=60, limits=LIMITS)
+    assert run.status == "ran", run.reason
+    assert run.outcomes["test_where.py::test_where"].outcome == "passed"
