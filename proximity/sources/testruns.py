@@ -158,7 +158,8 @@ def run_sandboxed(
     for sub in ("home", "tmp"):
         (scratch / sub).mkdir(exist_ok=True)
     sandbox.give(scratch)
-    tree.chmod(tree.stat().st_mode | 0o055)  # its folder readable by the sandbox user (files are)
+    if sandbox.identity() is not None:  # another user: its folder readable by it (files are)
+        tree.chmod(tree.stat().st_mode | 0o055)
     command = sandbox.command(
         argv,
         cwd=TREE,

@@ -254,3 +254,85 @@ def test_a_sandbox_that_cannot_start_refuses_the_run_with_its_reason(tmp_path: P
     started = time.monotonic()
     assert Sandbox().unavailable() == ""
     assert time.monotonic() - started < 30
+
+
+def _reachable_by_others(path: Path) -> bool:
+    return all(p.stat().st_mode & 0o001 for p in [path, *path.parents])
+
+
+RUN_AS_WORKER = """\
+import json, sys
+from pathlib import Path
+from proximity.sources.limits import Limits
+from proximity.sources.sandbox import Sandbox
+from proximity.sources.testenv import choose_python
+from proximity.sources.testruns import run_pytest
+
+tree, plain = sys.argv[1], sys.argv[2]
+sandbox = Sandbox(stage_python=plain)
+assert sandbox.identity() is None  # not root: a user namespace
+python = choose_python(configured="", worktrees=(), plain=plain)
+run = run_pytest(Path(tree), ["tests/test_hostile.py"], python=python, timeout=60,
+                 limits=Limits(cpu_seconds=60), sandbox=sandbox)
+print(json.dumps({"status": run.status, "reason": run.reason,
+                  "outcomes": {k: v.outcome for k, v in run.outcomes.items()}}))
+"""
+
+
+def test_the_hostile_suite_escapes_nothing_from_a_worker_that_is_not_root(
+    tmp_path: Path,
+    listener: socket.socket,
+    run_socket: socket.socket,
+) -> None:
+    """The compose path: the whole runner runs as ``nobody`` (the system's python3 with this
+    checkout and its venv's packages on the path), so its runs use a user namespace."""
+    import json
+    import site
+    import sys
+
+    import proximity
+
+    checkout = Path(proximity.__file__).resolve().parents[1]
+    packages = [Path(p) for p in site.getsitepackages()]
+    if not all(_reachable_by_others(p) for p in (checkout, *packages)):
+        pytest.skip("this checkout or its venv is not reachable by nobody")
+    if sys.version_info[:2] != tuple(
+        int(x) for x in subprocess.check_output([system_python(), "-c", "import sys; "
+        "print(sys.version_info[0], sys.version_info[1])"], text=True).split()
+    ):  # fmt: skip
+        pytest.skip("the system's python3 is not this venv's version")
+    worker_home = tmp_path / "worker"
+    worker_home.mkdir()
+    os.chown(worker_home, 65534, 65534)  # the worker's own files: writable by it, not its tests
+    for folder in (tmp_path, tmp_path.parent, tmp_path.parent.parent):
+        folder.chmod(folder.stat().st_mode | 0o011)
+    marker = f"radar-left-behind-{uuid.uuid4().hex}"
+    secrets = {"DATABASE_URL": f"postgres://{uuid.uuid4().hex}", "DJANGO_SECRET_KEY": "k" * 40}
+    targets = [str(worker_home / "escaped"), f"/tmp/escaped-{marker}"]  # noqa: S108
+    text = HOSTILE.format(
+        secrets=secrets, worker=os.getpid(), targets=targets, port=listener.getsockname()[1],
+        unix=run_socket.getsockname(), marker=marker,
+    )  # fmt: skip
+    tree = tmp_path / "tree"
+    (tree / "tests").mkdir(parents=True)
+    (tree / "tests" / "test_hostile.py").write_text(text)
+    for path in (tree, *tree.rglob("*")):
+        os.chown(path, 65534, 65534)  # the worker materialises the tree: it is the worker's
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": os.pathsep.join([str(checkout), *map(str, packages)]),
+        **secrets,
+    }
+    drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    command = [*drop, system_python(), "-c", RUN_AS_WORKER, str(tree), system_python()]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result["status"] == "ran", result["reason"]
+    assert set(result["outcomes"].values()) == {"passed"}, result["outcomes"]
+    assert len(result["outcomes"]) == 5
+    assert not (worker_home / "escaped").exists()
+    for server in (listener, run_socket):
+        with pytest.raises(BlockingIOError):
+            server.accept()
+    assert running(marker) == []
