@@ -3,6 +3,7 @@ each in the sandbox, with the plain interpreter unless the test says otherwise."
 
 from __future__ import annotations
 
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -143,3 +144,23 @@ def test_a_tree_is_written_from_the_object_store_without_touching_the_repository
     materialise(repo.root, {}, "HEAD^{tree}", dest, LIMITS)
     assert (dest / "pkg/mod.py").read_text() == "X = 1\n"
     assert (repo.git("status", "--porcelain"), repo.git("for-each-ref")) == before
+
+
+def test_a_timed_out_or_unstartable_run_leaves_no_scratch_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 31, item 8 (also on main): the timeout path returned before the folder was removed.
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    root = _tree(tmp_path / "tree", {"test_hang.py": "import time\n\ndef test_hang():\n"
+                                     "    time.sleep(60)\n"})  # fmt: skip
+    run = run_pytest(root, ["test_hang.py"], python=PLAIN, timeout=3, limits=LIMITS)
+    assert run.status == "timeout"
+    assert list(temp.iterdir()) == []
+    missing = run_pytest(
+        root, ["test_hang.py"], python=Interpreter("/nonexistent/py", "none"), timeout=3,
+        limits=LIMITS,
+    )  # fmt: skip
+    assert missing.status == "error"
+    assert list(temp.iterdir()) == []
