@@ -48,3 +48,29 @@ def test_env_example_lists_every_variable_the_settings_read() -> None:
     listed = set(re.findall(r"^([A-Z_]+)=", (ROOT / ".env.example").read_text(), re.MULTILINE))
     assert read, "no variables found: the pattern is stale"
     assert read <= listed, f"missing from .env.example: {sorted(read - listed)}"
+
+
+def test_no_service_of_the_image_runs_as_root_and_the_test_runner_may_sandbox() -> None:
+    """Issue 30, point 4: web, workers and beat run as the image's unprivileged user; the
+    merge-checks worker, which runs repositories' tests, may create the namespaces of its
+    sandbox (user namespaces and its own /proc need Docker's default profiles relaxed)."""
+    import yaml
+
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    ours = {
+        name: service
+        for name, service in compose["services"].items()
+        if service.get("image") == "overlap-radar:latest"
+    }
+    assert set(ours) >= {"web", "worker", "merge-checks", "beat"}
+    for name, service in ours.items():
+        assert service.get("user") not in (None, "", "0", "root"), name
+        assert not str(service["user"]).startswith(("0:", "root:")), name
+    assert {"seccomp=unconfined", "systempaths=unconfined"} <= set(
+        ours["merge-checks"]["security_opt"]
+    )
+    dockerfile = (ROOT / "Dockerfile").read_text().splitlines()
+    users = [line.split()[1] for line in dockerfile if line.startswith("USER ")]
+    assert users
+    assert users[-1] not in ("root", "0")
+    assert any("util-linux" in line for line in dockerfile)  # unshare

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -161,10 +160,14 @@ OVERLAP_MERGE_CHECK_MEMORY_MB = env_int("OVERLAP_MERGE_CHECK_MEMORY_MB", 2048, m
 OVERLAP_MERGE_CHECK_CPU_SECONDS = env_int("OVERLAP_MERGE_CHECK_CPU_SECONDS", 60, minimum=1)
 OVERLAP_MERGE_CHECK_PROCESSES = env_int("OVERLAP_MERGE_CHECK_PROCESSES", 256, minimum=8)
 OVERLAP_MERGE_CHECK_MAX_PROBLEMS = env_int("OVERLAP_MERGE_CHECK_MAX_PROBLEMS", 20, minimum=1)
-# Test runs of repositories with merge_check_tests on: the interpreter (pytest and the
-# repository's test requirements installed; default this one), one run's wall clock and CPU,
-# and how many test files at most (those nearest both sides' changes are kept).
-OVERLAP_MERGE_CHECK_TEST_PYTHON = env_str("OVERLAP_MERGE_CHECK_TEST_PYTHON") or sys.executable
+# Test runs of repositories with merge_check_tests on, each in a sandbox (proximity/sources/
+# sandbox.py): a configured interpreter (pytest and the repository's test requirements
+# installed; unset: the worktree's own .venv/venv, else the plain system python3 with pytest
+# only), who runs them when the worker is root, one run's wall clock and CPU, and how many test
+# files at most (those nearest both sides' changes are kept).
+OVERLAP_MERGE_CHECK_TEST_PYTHON = env_str("OVERLAP_MERGE_CHECK_TEST_PYTHON")
+OVERLAP_MERGE_CHECK_PLAIN_PYTHON = env_str("OVERLAP_MERGE_CHECK_PLAIN_PYTHON")
+OVERLAP_SANDBOX_USER = env_str("OVERLAP_SANDBOX_USER", "nobody")
 OVERLAP_MERGE_CHECK_TEST_TIMEOUT = env_int("OVERLAP_MERGE_CHECK_TEST_TIMEOUT", 60, minimum=1)
 OVERLAP_MERGE_CHECK_TEST_CPU_SECONDS = env_int(
     "OVERLAP_MERGE_CHECK_TEST_CPU_SECONDS", 120, minimum=1

@@ -181,7 +181,8 @@ class MergeCheckStateOut(Out):
     tests: dict[str, Any] | None = Field(
         default=None,
         description="the repository tests' part, when the repository runs them: state (clean, "
-        "conflicts, none selected, timeout, error), selected test files, conflicts, reason",
+        "conflicts, none selected, timeout, error: could not start, not run: embedded mode), "
+        "selected test files, conflicts, reason",
     )
 
 

@@ -25,4 +25,6 @@ def tests_note(summary: Mapping[str, object] | None) -> str:
     if state == "none selected":
         return "repository tests: none reaches both changes"
     reason = summary.get("reason")
+    if state in ("error", "not run"):  # never read as clean: the reason says why
+        return f"repository tests did not run ({reason or state})"
     return f"repository tests not run to the end ({state}{f': {reason}' if reason else ''})"

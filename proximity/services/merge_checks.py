@@ -58,14 +58,28 @@ def check_version(repository: Repository) -> str:
     """The rule version a check of this repository is stored under: a check that ran the
     repository's tests answers a different question from one that did not, so switching
     tests on never reuses a result made without them (nor the reverse)."""
-    return MERGECHECK_VERSION + (TESTS_SUFFIX if repository.merge_check_tests else "")
+    return MERGECHECK_VERSION + (TESTS_SUFFIX if _tests_run(repository) else "")
+
+
+EMBEDDED = "embedded mode (no REDIS_URL): test runs need a merge-checks worker"
+
+
+def _tests_run(repository: Repository) -> bool:
+    """Whether this repository's checks run its tests here. Never with eager tasks (embedded
+    mode): the check would run inside whatever enqueued it, a web request included, and a
+    test run takes minutes. Those checks are static, and say why the tests did not run."""
+    return repository.merge_check_tests and not settings.CELERY_TASK_ALWAYS_EAGER
 
 
 def _test_options() -> TestOptions:
     from proximity.sources.git.testcheck import TestOptions
+    from proximity.sources.sandbox import Sandbox
+    from proximity.sources.testenv import system_python
 
     return TestOptions(
-        python=settings.OVERLAP_MERGE_CHECK_TEST_PYTHON,
+        python=settings.OVERLAP_MERGE_CHECK_TEST_PYTHON or "",
+        plain_python=settings.OVERLAP_MERGE_CHECK_PLAIN_PYTHON or system_python(),
+        sandbox=Sandbox(user=settings.OVERLAP_SANDBOX_USER or "nobody"),
         timeout=settings.OVERLAP_MERGE_CHECK_TEST_TIMEOUT,
         max_files=settings.OVERLAP_MERGE_CHECK_TEST_MAX_FILES,
         limits=Limits(
@@ -226,7 +240,7 @@ def _check(row: MergeCheck) -> dict[str, Any]:
     a, b = sets.get(row.agent_a), sets.get(row.agent_b)
     if a is None or b is None or a.merge_base is None or b.merge_base is None:
         return {"status": Status.CANCELLED, "error": "a side's worktree is gone"}
-    tests = _test_options() if repo.merge_check_tests else None
+    tests = _test_options() if _tests_run(repo) else None
     run = run_merge_check(a, b, expect=(row.tree_a, row.tree_b), limits=_limits(), tests=tests)
     if run.status == "moved":
         return {"status": Status.CANCELLED, "error": "a side moved on before the check ran"}
@@ -269,6 +283,7 @@ class MergeInputs:
 
     trees: dict[str, str]
     rows: dict[tuple[str, str], MergeCheck] = field(default_factory=dict)
+    tests_refused: str = ""  # why the repository's tests do not run here, when it asked for them
 
     def state(self, a: str, b: str) -> dict[str, Any]:
         """``checked`` (when, outcome, problems), ``checking`` or ``not checked``: never clear
@@ -287,7 +302,9 @@ class MergeInputs:
             "problems": row.problems,
         }
         tests = (row.counts or {}).get("tests")
-        if tests is not None:  # a test run that timed out or failed says so: never clean
+        if self.tests_refused:
+            out["tests"] = {"state": "not run", "reason": self.tests_refused}
+        elif tests is not None:  # a test run that timed out or failed says so: never clean
             out["tests"] = {
                 k: tests[k] for k in ("state", "selected", "conflicts", "reason") if k in tests
             }
@@ -329,4 +346,5 @@ def merge_check_inputs(repository: Repository) -> MergeInputs | None:
         tree_a__in=list(trees.values()),
         tree_b__in=list(trees.values()),
     )
-    return MergeInputs(trees, {(r.tree_a, r.tree_b): r for r in rows})
+    refused = EMBEDDED if repository.merge_check_tests and not _tests_run(repository) else ""
+    return MergeInputs(trees, {(r.tree_a, r.tree_b): r for r in rows}, refused)

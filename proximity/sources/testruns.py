@@ -16,6 +16,7 @@ read with ``defusedxml`` (the report is written by the repository's code: untrus
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -31,14 +32,22 @@ from defusedxml import ElementTree as SafeET
 from proximity.engine.mergecheck.testconflicts import TestOutcome
 from proximity.sources.git._run import git
 from proximity.sources.limits import Limits
+from proximity.sources.sandbox import INSIDE, Bind, Sandbox
+from proximity.sources.testenv import RUNNER, Interpreter
 
-__all__ = ["COLLECT", "TestRun", "materialise", "parse_junit", "run_pytest"]
+__all__ = [
+    "COLLECT", "SCRATCH", "TREE", "Finished", "TestRun", "materialise", "parse_junit",
+    "run_pytest", "run_sandboxed",
+]  # fmt: skip
 
 COLLECT = "<collect>"
 """The pseudo-test of a file's collection: a merge that cannot import a test module the sides
 import fails it, though none of the module's tests ran."""
 
 _OUTPUT_TAIL = 2000
+TREE = f"{INSIDE}/tree"
+SCRATCH = f"{INSIDE}/scratch"
+_NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 
 
 def materialise(
@@ -70,20 +79,6 @@ class TestRun:
     seconds: float = 0.0
     exit_code: int | None = None
     reason: str = ""
-
-
-def _clean_env(scratch: Path) -> dict[str, str]:
-    home, tmp = scratch / "home", scratch / "tmp"
-    home.mkdir(exist_ok=True)
-    tmp.mkdir(exist_ok=True)
-    return {
-        "PATH": os.environ.get("PATH", os.defpath),
-        "HOME": str(home),
-        "TMPDIR": str(tmp),
-        "LANG": "C.UTF-8",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONHASHSEED": "0",
-    }
 
 
 def _test_id(case: Element) -> tuple[str, str]:
@@ -122,65 +117,141 @@ def parse_junit(report: Path) -> dict[str, TestOutcome]:
     return out
 
 
-def run_pytest(
-    root: Path,
-    tests: Sequence[str],
+def _clean_env(extra: Mapping[str, str]) -> dict[str, str]:
+    """Built from nothing: the worker's secrets, settings and addresses never reach the tests."""
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": f"{SCRATCH}/home",
+        "TMPDIR": f"{SCRATCH}/tmp",  # noqa: S108 - the scratch folder, in the sandbox
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+        "PYTHONNOUSERSITE": "1",
+        **extra,
+    }
+
+
+@dataclass(frozen=True)
+class Finished:
+    """How a sandboxed command ended: ``status`` ``ran`` or ``timeout``, its output's tail."""
+
+    status: str
+    exit_code: int | None
+    seconds: float
+    output: str = ""
+
+
+def run_sandboxed(
+    argv: Sequence[str],
     *,
-    python: str,
-    timeout: float,
-    limits: Limits,
-) -> TestRun:
-    """Run the test files ``tests`` (paths relative to ``root``) with ``python -m pytest``."""
-    present = [t for t in tests if (root / t).is_file()]
-    if not present:
-        return TestRun("ran")
-    # Removed on every way out: a timed-out or unstartable run left its folder behind.
-    scratch = Path(tempfile.mkdtemp(prefix="radar-pytest-"))
-    try:
-        return _run_in(scratch, root, present, python=python, timeout=timeout, limits=limits)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _run_in(
+    tree: Path,
     scratch: Path,
-    root: Path,
-    present: Sequence[str],
-    *,
-    python: str,
+    env: Mapping[str, str],
+    binds: Sequence[Bind],
     timeout: float,
     limits: Limits,
-) -> TestRun:
-    report = scratch / "junit.xml"
-    args = [
-        python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--continue-on-collection-errors",
-        "-o", "junit_family=xunit1", f"--junitxml={report}", f"--rootdir={root}", "--", *present,
-    ]  # fmt: skip
+    sandbox: Sandbox,
+) -> Finished:
+    """Run ``argv`` in ``sandbox`` with ``tree`` read-only at :data:`TREE` (the working
+    folder) and ``scratch`` writable at :data:`SCRATCH`; its process group is killed at
+    ``timeout``, and the PID namespace ends with the command either way."""
+    for sub in ("home", "tmp"):
+        (scratch / sub).mkdir(exist_ok=True)
+    sandbox.give(scratch)
+    if sandbox.identity() is not None:  # another user: its folder readable by it (files are)
+        tree.chmod(tree.stat().st_mode | 0o055)
+    command = sandbox.command(
+        argv,
+        cwd=TREE,
+        env=_clean_env(env),
+        binds=[Bind(str(tree), TREE), Bind(str(scratch), SCRATCH, True), *binds],
+    )
     started = time.monotonic()
-    try:
-        child = subprocess.Popen(
-            args,
-            cwd=root,
-            env=_clean_env(scratch),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own group: a timeout kills what the tests started too
-            preexec_fn=limits.preexec(),
-        )
-    except OSError as exc:
-        return TestRun("error", reason=f"{python}: {exc.strerror or exc}")
+    child = subprocess.Popen(
+        command,
+        env={"PATH": os.defpath, "LANG": "C.UTF-8"},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # its own group: a timeout kills unshare and the namespace's init
+        preexec_fn=limits.preexec(),
+    )
     try:
         output, _ = child.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(child.pid, signal.SIGKILL)
         child.communicate()
-        return TestRun("timeout", seconds=timeout, reason=f"over {timeout:g} s")
+        return Finished("timeout", None, timeout)
+    seconds = round(time.monotonic() - started, 3)
+    return Finished("ran", child.returncode, seconds, output.decode("utf-8", "replace")[-4000:])
+
+
+def _missing_dependency(root: Path, outcomes: Mapping[str, TestOutcome]) -> str:
+    """A test file that could not import a module the tree does not have: the environment
+    lacks a dependency, so the run says it could not start (the first such file)."""
+    for test_id, outcome in sorted(outcomes.items()):
+        if not test_id.endswith(COLLECT) or outcome.outcome not in ("error", "failed"):
+            continue
+        found = _NO_MODULE.search(outcome.message)
+        if found is None:
+            continue
+        top = found.group(1).split(".")[0]
+        if not any(
+            (base / top).exists() or (base / f"{top}.py").exists() for base in (root, root / "src")
+        ):
+            return f"{outcome.path} needs {found.group(1)!r}"
+    return ""
+
+
+def run_pytest(
+    root: Path,
+    tests: Sequence[str],
+    *,
+    python: Interpreter,
+    timeout: float,
+    limits: Limits,
+    sandbox: Sandbox | None = None,
+) -> TestRun:
+    """Run the test files ``tests`` (paths relative to ``root``) with ``python -m pytest`` in
+    the sandbox; ``error`` with "could not start: ..." when pytest, the interpreter, the
+    sandbox or a dependency of the tests is missing."""
+    present = [t for t in tests if (root / t).is_file()]
+    if not present:
+        return TestRun("ran")
+    sandbox = sandbox or Sandbox()
+    refused = sandbox.unavailable()
+    if refused:
+        return TestRun("error", reason=f"could not start: {refused}")
+    scratch = Path(tempfile.mkdtemp(prefix="radar-pytest-"))
+    path = [f"{TREE}/src"] if (root / "src").is_dir() else []
+    path.append(TREE)
+    env = {"PYTHONPATH": ":".join([*path, *([RUNNER] if python.plain else [])])}
+    if python.plain:
+        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    args = [
+        python.python, *(["-S"] if python.plain else ["-s"]), "-m", "pytest", "-q",
+        "-p", "no:cacheprovider", "--continue-on-collection-errors", "-o", "junit_family=xunit1",
+        f"--junitxml={SCRATCH}/junit.xml", f"--rootdir={TREE}", "--", *present,
+    ]  # fmt: skip
+    try:
+        done = run_sandboxed(
+            args, tree=root, scratch=scratch, env=env, binds=python.binds,
+            timeout=timeout, limits=limits, sandbox=sandbox,
+        )  # fmt: skip
+        if done.status == "timeout":
+            return TestRun("timeout", seconds=timeout, reason=f"over {timeout:g} s")
+        report = scratch / "junit.xml"
+        if not report.is_file():
+            said = " ".join(done.output[-300:].split()) or f"exit {done.exit_code}"
+            return TestRun(
+                "error", seconds=done.seconds, exit_code=done.exit_code,
+                reason=f"could not start: {said} ({python.origin})",
+            )  # fmt: skip
+        outcomes = parse_junit(report)
+        missing = _missing_dependency(root, outcomes)
+        if missing:
+            reason = f"could not start: {missing}, not installed in {python.origin}"
+            return TestRun("error", outcomes, done.seconds, done.exit_code, reason)
+        return TestRun("ran", outcomes, done.seconds, done.exit_code)
     finally:
-        seconds = round(time.monotonic() - started, 3)
-    if not report.exists():
-        tail = output.decode("utf-8", "replace")[-300:]
-        return TestRun(
-            "error", seconds=seconds, exit_code=child.returncode, reason=" ".join(tail.split())
-        )
-    return TestRun("ran", parse_junit(report), seconds, child.returncode)
+        shutil.rmtree(scratch, ignore_errors=True)

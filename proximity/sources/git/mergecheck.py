@@ -160,6 +160,7 @@ def run_merge_check(
                 merged=merged,
                 merged_files=merged_files,
                 options=tests,
+                worktrees=(str(a.path), str(b.path)),
             )
     files = [{p: texts[blob] for p, blob in blobs.items() if blob in texts} for blobs, _ in listed]
     others = {name: listed[k][1] for k, name in enumerate(("a", "b", "merged"))}

@@ -20,9 +20,17 @@ from proximity.agent.config import Policy
 from proximity.agent.decide import decide
 from proximity.api.presenters import advisory_out
 from proximity.engine.findings import CheckResult
+from proximity.engine.merge_notes import tests_note as card_line
 from proximity.models import MergeCheck, ProximityAdvisory, Repository
 from proximity.selectors.airspace import latest_scan
-from proximity.services.merge_checks import TESTS_SUFFIX, merge_check_run, merge_checks_plan
+from proximity.services.merge_checks import (
+    EMBEDDED,
+    TESTS_SUFFIX,
+    check_version,
+    current_trees,
+    merge_check_run,
+    merge_checks_plan,
+)
 from proximity.services.watch import repository_watch_tick
 from proximity.sources.symbols import clear_index_cache
 from tests.proximity.services.test_merge_checks import scan_now as _scan
@@ -180,3 +188,101 @@ def test_a_run_over_its_time_is_unknown_never_clean(scripted: ScriptedRepo) -> N
     assert link["mergeCheck"]["tests"]["state"] == "timeout"
     said = _hook_reason(link["mergeCheck"], link["risk"], link["channels"])
     assert "repository tests not run to the end (timeout: merge: over 2 s)" in said
+
+
+@override_settings(CELERY_TASK_ALWAYS_EAGER=True)
+def test_embedded_mode_never_runs_tests_and_says_so(scripted: ScriptedRepo) -> None:
+    """Issue 30, point 4: with eager tasks (no REDIS_URL) a check would run inside whatever
+    enqueued it, a web request included: the check is static, and says the tests did not run."""
+    repo = _repository(scripted)
+    row = _checked(repo)
+    assert not row.version.endswith(TESTS_SUFFIX)
+    assert "tests" not in row.counts
+    _scan(repo)
+    scan = latest_scan(repo)
+    assert scan is not None
+    [link] = [x for x in scan.result["links"] if {x["a"], x["b"]} == {"alpha", "beta"}]
+    assert link["mergeCheck"]["tests"] == {"state": "not run", "reason": EMBEDDED}
+    said = _hook_reason(link["mergeCheck"], link["risk"], link["channels"])
+    assert f"repository tests did not run ({EMBEDDED})" in said
+
+
+def _check_current(repo: Repository) -> MergeCheck:
+    """Store the check of alpha's and beta's current trees and run it here."""
+    trees = current_trees(repo)
+    a, b = sorted(("alpha", "beta"), key=lambda x: trees[x])
+    check = MergeCheck.objects.create(
+        repository=repo, tree_a=trees[a], tree_b=trees[b], version=check_version(repo),
+        agent_a=a, agent_b=b, requested_at="2026-12-01T00:00:00Z",
+    )  # fmt: skip
+    row = merge_check_run(check_id=check.pk)
+    assert row is not None
+    assert row.status == "done", row.error
+    return row
+
+
+def test_a_dependency_the_environment_lacks_says_could_not_start_on_card_and_hook(
+    scripted: ScriptedRepo,
+) -> None:
+    """Issue 30, point 3: beta's new test needs a package no environment of the repository
+    has; the check's test part is "could not start", which the card and the hook both say."""
+    needs = "import yaml_probe_for_radar\n" + LINE_TEST
+    scripted.write("tests/test_invoice.py", needs, worktree="beta")
+    repo = _repository(scripted)
+    row = _check_current(repo)
+    tests = row.counts["tests"]
+    assert tests["state"] == "error"
+    assert tests["reason"].startswith(
+        "merge: could not start: tests/test_invoice.py needs 'yaml_probe_for_radar', not "
+        "installed in a plain "
+    )
+    _scan(repo)
+    scan = latest_scan(repo)
+    assert scan is not None
+    [link] = [x for x in scan.result["links"] if {x["a"], x["b"]} == {"alpha", "beta"}]
+    shown = link["mergeCheck"]["tests"]
+    card = card_line(shown)  # the kanban card's line
+    assert card.startswith("repository tests did not run (merge: could not start: ")
+    said = _hook_reason(link["mergeCheck"], link["risk"], link["channels"])
+    assert card in said
+    assert "clean" not in card
+
+
+JS_PRICING = "export function price(amount) {\n  return amount * 100;\n}\n"
+JS_INVOICE = (
+    "import { price } from './pricing.mjs';\n\n"
+    "export function line(amount) {\n  return `${price(amount)}`;\n}\n"
+)
+JS_LINE_TEST = (
+    "import test from 'node:test';\nimport assert from 'node:assert';\n"
+    "import { line } from '../lib/invoice.mjs';\n\n"
+    "test('line in cents', () => {\n  assert.strictEqual(line(2), '200 cents');\n});\n"
+)
+
+
+def test_a_javascript_test_broken_only_by_the_merge_is_a_test_conflict(tmp_path: Path) -> None:
+    """The shop of the module docstring in JavaScript, with node's own test runner."""
+    repo = ScriptedRepo.create(tmp_path)
+    repo.write("package.json", '{"type": "module", "scripts": {"test": "node --test"}}\n')
+    repo.write("lib/pricing.mjs", JS_PRICING)
+    repo.write("lib/invoice.mjs", JS_INVOICE)
+    repo.commit("base")
+    for name in ("alpha", "beta"):
+        repo.add_worktree(name)
+    repo.write("lib/pricing.mjs", JS_PRICING.replace("amount * 100", "amount"), worktree="alpha")
+    invoice = JS_INVOICE.replace("`${price(amount)}`", "`${price(amount)} cents`")
+    repo.write("lib/invoice.mjs", invoice, worktree="beta")
+    repo.write("test/invoice.test.mjs", JS_LINE_TEST, worktree="beta")
+    row = _check_current(
+        Repository.objects.create(
+            name="jsshop", scope="team-a", path=str(repo.root), merge_checks=True,
+            merge_check_tests=True,
+        )
+    )  # fmt: skip
+    tests = row.counts["tests"]
+    assert tests["selected"] == ["test/invoice.test.mjs"]
+    assert tests["state"] == "conflicts", tests
+    assert [(p["kind"], p["name"]) for p in row.problems] == [
+        ("test-conflict", "test/invoice.test.mjs::line in cents")
+    ]
+    assert "+ '2 cents'" in row.problems[0]["message"]  # node's own assertion output
