@@ -210,6 +210,11 @@ def _install(spec: HarnessSpec, args: argparse.Namespace) -> int:
     else:
         print(f"already installed: {change.path} ({events}); nothing changed")
     print(f"command: {command}")
+    if args.scope != "user":
+        from proximity.agent.git_exclude import exclude_written
+
+        if (excluded := exclude_written(root, change.path)) is not None:
+            print(f"git ignores it (and radar's backups): {excluded}")
     for kind, text in harness_checks(spec, [(args.scope, root)]):
         print(f"{kind}: {text}")
     return 0

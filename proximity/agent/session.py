@@ -39,10 +39,12 @@ def remember_working_sets() -> None:
     _MEMO = WorkingSetMemo()
 
 
-def _working_sets(top: Any, base: str, max_workers: int = 4) -> tuple[WorkingSet, ...]:
+def _working_sets(
+    top: Any, base: str, max_workers: int = 4, ignore: tuple[str, ...] = ()
+) -> tuple[WorkingSet, ...]:
     from proximity.sources.git import read_working_sets
 
-    return read_working_sets(top, base=base, max_workers=max_workers, memo=_MEMO)
+    return read_working_sets(top, base=base, max_workers=max_workers, memo=_MEMO, ignore=ignore)
 
 
 def _in_thread(fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -181,7 +183,7 @@ class AgentSession:
         with ThreadPoolExecutor(max_workers=2) as pool:
             # One git process per core: more only steal the core numpy's import runs on.
             workers = os.cpu_count() or 2
-            sets = pool.submit(_working_sets, self.worktree.top, base, workers)
+            sets = pool.submit(_working_sets, self.worktree.top, base, workers, self.config.ignore)
             files = pool.submit(engine_entries, self.worktree, planned, base=base)
             from proximity.agent.local import local_check  # numpy only when answered here
 
@@ -237,7 +239,10 @@ class AgentSession:
         from proximity.engine.trail import ShadowTrailError
         from proximity.engine.trail.pairs import Footprint, acknowledge_in_pair, pair_trail_id
 
-        sets = {ws.agent_id: ws for ws in _working_sets(self.worktree.top, self.config.base)}
+        sets = {
+            ws.agent_id: ws
+            for ws in _working_sets(self.worktree.top, self.config.base, ignore=self.config.ignore)
+        }
         me, them = sets.get(self.agent_id), sets.get(other)
         if me is None or them is None or not me.merge_base:
             return ""
@@ -268,7 +273,8 @@ class AgentSession:
             return None
         from proximity.sources.git import explicit_worktrees, read_working_set
 
-        working = read_working_set(explicit_worktrees([(self.worktree.top, self.config.base)])[0])
+        worktree = explicit_worktrees([(self.worktree.top, self.config.base)])[0]
+        working = read_working_set(worktree, ignore=self.config.ignore)
         if working.errors:
             raise ServerError(working.errors[0])
         agent = working.to_agent_json()
@@ -331,7 +337,7 @@ class AgentSession:
         if self.client is not None:
             rows = self.client.agents(self.repository)
             return [r for r in rows if r.get("agentId") != self.agent_id]
-        sets = _working_sets(self.worktree.top, self.config.base)
+        sets = _working_sets(self.worktree.top, self.config.base, ignore=self.config.ignore)
         return [
             {**ws.to_agent_json(), "intent": []}
             for ws in sets

@@ -21,6 +21,7 @@ from proximity.services.working_sets import WorkingSetReport, working_set_report
 from proximity.sources.diff_excerpts import diff_excerpts
 from proximity.sources.git import GitError
 from proximity.sources.git.airspace import RepoAirspace, read_repository_airspace
+from proximity.sources.radar_files import repository_ignore_globs
 
 __all__ = ["WatchOutcome", "repository_watch_tick"]
 
@@ -114,7 +115,10 @@ def repository_watch_tick(*, repository_id: int, now: datetime | None = None) ->
         return WatchOutcome(0, 0, 0, ("repository removed",))
     try:
         airspace = read_repository_airspace(
-            repo.path, base=repo.base_branch, cache=DjangoParseCache()
+            repo.path,
+            base=repo.base_branch,
+            cache=DjangoParseCache(),
+            ignore=repository_ignore_globs(repo.path, base=repo.base_branch),
         )
     except GitError as exc:
         log.warning("watch of %s failed: %s", repo.name, exc)

@@ -22,6 +22,7 @@ from urllib.parse import quote
 import requests
 
 from proximity.sources.git import GitError, explicit_worktrees, read_working_set
+from proximity.sources.radar_files import repository_ignore_globs
 
 __all__ = ["build_report", "main", "report_once"]
 
@@ -29,7 +30,8 @@ __all__ = ["build_report", "main", "report_once"]
 def build_report(args: argparse.Namespace) -> dict[str, Any]:
     """The API body for this worktree; raises GitError with one line when it cannot be read."""
     worktree = explicit_worktrees([(args.repo, args.base)])[0]
-    working = read_working_set(worktree, base=args.base)
+    ignore = repository_ignore_globs(args.repo, base=args.base)
+    working = read_working_set(worktree, base=args.base, ignore=ignore)
     if working.errors:
         raise GitError(args.repo, working.errors[0])
     agent = working.to_agent_json()
