@@ -129,6 +129,7 @@ def repository_watch_tick(*, repository_id: int, now: datetime | None = None) ->
         repo.watch_conflicts = conflicts
         repo.save(update_fields=["watch_conflicts"])
     agents = _report_all(repo, airspace, now)
+    Repository.objects.filter(pk=repo.pk).update(watched_at=now)
     scan_request(repository_id=repo.pk, now=now)
     for problem in airspace.problems:
         log.warning("watch of %s: %s", repo.name, problem)
