@@ -58,9 +58,7 @@ def main_checkout(path: str | Path) -> tuple[Path, str]:
     return Path(top), branch.removeprefix("refs/heads/") or "main"
 
 
-def repository_up(
-    *, path: str | Path, name: str = "", lead: str = "", base: str = ""
-) -> FirstRun:
+def repository_up(*, path: str | Path, name: str = "", lead: str = "", base: str = "") -> FirstRun:
     """Register (or reuse) the repository at ``path`` watched, and link the lead to its scope."""
     top, branch = main_checkout(path)
     name = name or _slug(top.name)

@@ -42,7 +42,12 @@ def test_up_registers_the_folder_watched_links_the_lead_and_reads_it_once(
 ) -> None:
     out = _up(str(invkit.path("agent-1")), "--lead", "dana")  # from inside a worktree
     repo = Repository.objects.get()
-    assert (repo.name, repo.scope, repo.base_branch, repo.watch) == ("invkit", "invkit", "main", True)
+    assert (repo.name, repo.scope, repo.base_branch, repo.watch) == (
+        "invkit",
+        "invkit",
+        "main",
+        True,
+    )
     assert Path(repo.path) == invkit.root.resolve()
     assert repo.watched_at is not None
     lead = Principal.objects.get(name="dana")
