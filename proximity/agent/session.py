@@ -278,11 +278,17 @@ class AgentSession:
         if working.errors:
             raise ServerError(working.errors[0])
         agent = working.to_agent_json()
+        from proximity.sources.diff_excerpts import with_report_excerpts
+
+        untracked = [f.path for f in working.files if f.untracked]
+        files = with_report_excerpts(
+            agent["files"], working.path, working.merge_base, untracked=untracked
+        )
         body: dict[str, Any] = {
             "repository": self.config.repository,
             "agentId": self.agent_id,
             "label": agent.get("label", ""),
-            "files": agent["files"],
+            "files": files,
             "intent": [{"path": p} for p in intent or ()],
         }
         if "startedAt" in agent:

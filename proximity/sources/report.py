@@ -21,6 +21,7 @@ from urllib.parse import quote
 
 import requests
 
+from proximity.sources.diff_excerpts import with_report_excerpts
 from proximity.sources.git import GitError, explicit_worktrees, read_working_set
 from proximity.sources.radar_files import repository_ignore_globs
 
@@ -35,11 +36,15 @@ def build_report(args: argparse.Namespace) -> dict[str, Any]:
     if working.errors:
         raise GitError(args.repo, working.errors[0])
     agent = working.to_agent_json()
+    untracked = [f.path for f in working.files if f.untracked]
+    files = with_report_excerpts(
+        agent["files"], working.path, working.merge_base, untracked=untracked
+    )
     body: dict[str, Any] = {
         "repository": args.repository,
         "agentId": args.agent or agent["agentId"],
         "label": agent.get("label", ""),
-        "files": agent["files"],
+        "files": files,
         "intent": [{"path": p} for p in args.intent],
     }
     if "startedAt" in agent:
