@@ -70,7 +70,7 @@ def test_new_work_the_scan_has_not_read_for_150_s_is_still_degraded(watched, lea
 
 
 def test_an_expired_report_is_still_degraded_in_watch_mode(watched, lead) -> None:
-    _, repo = watched
+    del watched  # the fixture read and scanned both worktrees
     WorkingSetSnapshot.objects.filter(agent__agent_id="agent-2").update(
         expires_at=timezone.now() - timedelta(seconds=1)
     )
