@@ -13,6 +13,7 @@ from pathlib import Path
 
 from django.db import transaction
 
+from proximity.engine.airspace import DEFAULT_PROFILE
 from proximity.exceptions import ConflictError, InvalidInputError
 from proximity.models import Repository
 from proximity.services.people import Person, person_ensure
@@ -58,7 +59,14 @@ def main_checkout(path: str | Path) -> tuple[Path, str]:
     return Path(top), branch.removeprefix("refs/heads/") or "main"
 
 
-def repository_up(*, path: str | Path, name: str = "", lead: str = "", base: str = "") -> FirstRun:
+def repository_up(
+    *,
+    path: str | Path,
+    name: str = "",
+    lead: str = "",
+    base: str = "",
+    profile: str = DEFAULT_PROFILE,
+) -> FirstRun:
     """Register (or reuse) the repository at ``path`` watched, and link the lead to its scope."""
     top, branch = main_checkout(path)
     name = name or _slug(top.name)
@@ -67,7 +75,12 @@ def repository_up(*, path: str | Path, name: str = "", lead: str = "", base: str
         created = repo is None
         if repo is None:
             repo = repository_create(
-                principal=None, name=name, path=str(top), base_branch=base or branch, watch=True
+                principal=None,
+                name=name,
+                path=str(top),
+                base_branch=base or branch,
+                watch=True,
+                profile=profile,
             )
         elif Path(repo.path or "/nonexistent").resolve() != top.resolve():
             raise ConflictError(

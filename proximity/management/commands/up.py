@@ -24,11 +24,15 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from proximity.engine.airspace import PROFILES
 from proximity.exceptions import DomainError
 from proximity.management.commands.users import announce
 from proximity.services.first_run import repository_up
 from proximity.services.watch import repository_watch_tick
 
+# Semantic collisions on: `up` always watches a clone, which is what the symbol channel reads,
+# and a lead's first hour should show an agent changing a function another's lines call.
+UP_PROFILE = "radar-v1-symbols"
 FLAGS = {"path": "PATH", "name": "--name", "scope": "--name", "baseBranch": "--base"}
 QUEUES = "default,scans,overlap"
 
@@ -61,6 +65,12 @@ class Command(BaseCommand):
         parser.add_argument("--base", default="", help="the branch agents fork from")
         parser.add_argument("--addr", default="127.0.0.1:8000", help="where the board is served")
         parser.add_argument(
+            "--profile",
+            default=UP_PROFILE,
+            choices=sorted(PROFILES),
+            help=f"scoring profile of a new registration (default {UP_PROFILE})",
+        )
+        parser.add_argument(
             "--password-file", default=None, help="write a new lead's password here (0600)"
         )
         parser.add_argument("--no-serve", action="store_true", help="set up, then exit")
@@ -78,12 +88,16 @@ class Command(BaseCommand):
                 name=options["name"],
                 lead=options["lead"],
                 base=options["base"],
+                profile=options["profile"],
             )
         except DomainError as exc:
             raise _problem(exc) from None
         repo = up.repository
         verb = "registered" if up.created else "already registered"
-        self.stdout.write(f"{verb} {repo.name} (scope {repo.scope}, base {repo.base_branch})")
+        self.stdout.write(
+            f"{verb} {repo.name} (scope {repo.scope}, base {repo.base_branch}, "
+            f"profile {repo.profile})"
+        )
         self.stdout.write(f"watching every worktree of {repo.path}")
         outcome = repository_watch_tick(repository_id=repo.pk)
         self.stdout.write(f"first read: {outcome.agents} worktree(s)")
