@@ -263,7 +263,10 @@ class AgentSession:
                 ttl=timedelta(seconds=ttl_s),
             )
         except ShadowTrailError as exc:
-            return f"; no trail receipt ({exc.reason})"
+            # e.g. no denial yet to acknowledge: the acknowledgement stands; the why goes to
+            # the hook log, not to a person who asked for nothing about trails (issue 27)
+            hook_log(f"ack {self.agent_id}..{other}: no receipt in the pair's trail ({exc.reason})")
+            return ""
         self.state.save_trail(document)
         return f"; receipt in trail {document['trailId']}"
 
