@@ -51,7 +51,7 @@ def quiet_model_loading() -> None:
         from transformers.utils import logging as transformers_logging
     except ImportError:  # the light install: nothing loads a model there
         return
-    transformers_logging.disable_progress_bar()
+    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # untyped library
 
 
 def probe_git() -> GitProbe:
