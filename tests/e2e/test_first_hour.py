@@ -167,6 +167,11 @@ def _package(tmp: Path) -> Path:
 
 @pytest.fixture
 def first_hour(tmp_path: Path) -> Iterator[FirstHour]:
+    # the embedded default: SQLite (in the test's folder) and no Redis
+    yield from _serve_up(tmp_path, {"DATABASE_URL": f"sqlite:///{tmp_path}/radar.sqlite3"})
+
+
+def _serve_up(tmp_path: Path, storage: dict[str, str]) -> Iterator[FirstHour]:
     root = _package(tmp_path)
     port = _free_port()
     env = {
@@ -175,7 +180,7 @@ def first_hour(tmp_path: Path) -> Iterator[FirstHour]:
         if k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE"}
     }
     env.update(
-        DATABASE_URL=f"sqlite:///{tmp_path}/radar.sqlite3",  # the embedded default, elsewhere
+        **storage,
         OVERLAP_VAR_DIR=str(tmp_path / "var"),
         OVERLAP_WATCH_INTERVAL_SECONDS="2",
         RADAR_STATE_DIR=str(tmp_path / "radar-state"),
@@ -331,3 +336,56 @@ def test_the_first_hour_on_a_teams_own_repository(first_hour: FirstHour) -> None
     assert decision["permissionDecision"] == "deny"
     assert "agent-1" in decision["permissionDecisionReason"]
     assert 'item.get("quantity", 1)' in decision["permissionDecisionReason"]
+
+
+def _fresh_database(url: str, name: str) -> str:
+    """A new database on the test run's PostgreSQL server, for ``up`` to migrate."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return url.rsplit("/", 1)[0] + f"/{name}"
+
+
+@pytest.fixture
+def on_postgres_and_redis(tmp_path: Path) -> Iterator[FirstHour]:
+    database, redis = os.environ.get("DATABASE_URL"), os.environ.get("REDIS_URL")
+    if not (database and redis and database.startswith("postgres")):
+        pytest.fail("needs DATABASE_URL (PostgreSQL) and REDIS_URL: run under tests.servers")
+    storage = {
+        "DATABASE_URL": _fresh_database(database, "radar_up_e2e"),
+        "REDIS_URL": redis.rsplit("/", 1)[0] + "/7",  # a Redis database no other test uses
+    }
+    yield from _serve_up(tmp_path, storage)
+
+
+def test_up_against_postgresql_and_redis_runs_a_worker_and_a_beat(
+    on_postgres_and_redis: FirstHour,
+) -> None:
+    scene = on_postgres_and_redis
+
+    def healthy() -> dict[str, Any] | None:
+        doctor = scene.manage("doctor", "--json", "--quick")
+        checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+        ok = all(checks[n]["status"] == "ok" for n in ("workers", "watchers", "database"))
+        return checks if ok else None
+
+    checks = _until("a worker and a beat on Redis", healthy)
+    assert checks["database"]["detail"].startswith("postgresql")
+    assert checks["broker"]["detail"].startswith("Redis reachable")
+    assert "radar-up@" in checks["workers"]["detail"]
+    # the beat keeps the watcher reading: an edit shows up with no report from the agent
+    _edit(scene.worktree("agent-2"), "invkit/pricing.py", "def discount(", "def discounted(")
+    scene.tokens["agent-1"] = scene.tmp / "reader.token"
+    made = scene.manage(
+        "tokens", "issue", "reader", "--scope", "invkit", "--out", str(scene.tokens["agent-1"])
+    )
+    assert made.returncode == 0, made.stderr
+
+    def watched() -> bool:
+        agents = {a["agentId"]: a for a in scene.api("/api/repositories/invkit/agents")}
+        files = agents.get("agent-2", {}).get("files", [])
+        return [f["path"] for f in files] == ["invkit/pricing.py"]
+
+    assert _until("the watcher to read agent-2's edit", watched)
