@@ -91,5 +91,10 @@ def repository_up(
         elif not repo.watch:
             repo.watch = True
             repo.save(update_fields=["watch"])
-        person = person_ensure(username=lead or default_lead(), role="lead", scopes=[repo.scope])
+        try:
+            person = person_ensure(
+                username=lead or default_lead(), role="lead", scopes=[repo.scope]
+            )
+        except (ConflictError, InvalidInputError) as exc:  # about the lead, not the repository
+            raise type(exc)(exc.message, field="lead") from None
     return FirstRun(repo, created, person)

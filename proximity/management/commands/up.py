@@ -33,12 +33,19 @@ from proximity.services.watch import repository_watch_tick
 # Semantic collisions on: `up` always watches a clone, which is what the symbol channel reads,
 # and a lead's first hour should show an agent changing a function another's lines call.
 UP_PROFILE = "radar-v1-symbols"
-FLAGS = {"path": "PATH", "name": "--name", "scope": "--name", "baseBranch": "--base"}
+FLAGS = {
+    "path": "PATH",
+    "name": "--name",
+    "scope": "--name",
+    "baseBranch": "--base",
+    "lead": "--lead",
+    "profile": "--profile",
+}
 QUEUES = "default,scans,overlap"
 
 
 def _problem(exc: DomainError) -> CommandError:
-    where = FLAGS.get(exc.field or "", "--lead" if exc.field in {"role"} else exc.field)
+    where = FLAGS.get(exc.field or "", exc.field)
     return CommandError(f"{where}: {exc.message}" if where else exc.message)
 
 

@@ -123,3 +123,12 @@ def test_doctor_names_a_watched_repository_no_watcher_read_within_twice_its_inte
 def test_doctor_lists_the_watchers_check_among_its_checks() -> None:
     names = [c.name for c in run_checks(load_model=False)]
     assert "watchers" in names
+
+
+def test_up_with_a_lead_name_that_is_not_a_slug_is_one_line_and_stores_nothing(
+    invkit: ScriptedRepo,
+) -> None:
+    with pytest.raises(CommandError, match=r"^--lead: must be a slug"):
+        _up(str(invkit.root), "--lead", "da na")
+    assert not Repository.objects.exists()
+    assert not Principal.objects.exists()
