@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from celery import Celery
@@ -19,6 +20,19 @@ app.conf.task_routes = {
     "proximity.*merge_check*": {"queue": "merge_checks"},
 }
 app.conf.task_default_queue = "default"
+
+
+def _queue_folders() -> None:
+    """kombu's filesystem transport needs its folders to exist (``OVERLAP_QUEUE_DIR``)."""
+    options = app.conf.broker_transport_options or {}
+    for key in ("data_folder_in", "data_folder_out", "control_folder"):
+        if options.get(key):
+            Path(options[key]).mkdir(parents=True, exist_ok=True)
+
+
+@app.on_after_configure.connect
+def _prepare_broker(sender: Celery, **kwargs: Any) -> None:
+    _queue_folders()
 
 
 @app.on_after_finalize.connect

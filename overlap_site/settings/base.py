@@ -101,10 +101,18 @@ LOGIN_REDIRECT_URL = "/"
 # Request bodies are bounded before parsing (agents report working sets, not repositories).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("OVERLAP_MAX_BODY_BYTES", 1_048_576, minimum=1024)
 
-# Queue: REDIS_URL unset means Celery runs tasks in-process (eager); set means a real broker.
+# Queue: REDIS_URL set means Redis. Else OVERLAP_QUEUE_DIR set means kombu's filesystem transport
+# in that folder: no server to install, what `manage.py up` runs a worker with an embedded beat
+# on. Neither means Celery runs tasks in-process (eager), and nothing periodic runs at all.
 REDIS_URL = parse_redis_url(url) if (url := env_str("REDIS_URL")) else None
-CELERY_BROKER_URL = REDIS_URL or "memory://"
-CELERY_TASK_ALWAYS_EAGER = REDIS_URL is None
+OVERLAP_QUEUE_DIR = None if REDIS_URL else env_str("OVERLAP_QUEUE_DIR")
+# "localhost" in the URL: kombu warns "No hostname was supplied" for a bare transport URL.
+CELERY_BROKER_URL = REDIS_URL or (
+    "filesystem://localhost/" if OVERLAP_QUEUE_DIR else "memory://localhost/"
+)
+CELERY_TASK_ALWAYS_EAGER = REDIS_URL is None and OVERLAP_QUEUE_DIR is None
+# Whether a beat can run at all: `repositories add --watch` and doctor refuse a watch nobody runs.
+OVERLAP_PERIODIC_WORK = not CELERY_TASK_ALWAYS_EAGER
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_IGNORE_RESULT = True  # results live in our own tables, never a result backend
 CELERY_RESULT_BACKEND = None
@@ -114,7 +122,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_TIMEOUT = 3  # a down broker must not hang a web request
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5}
-CELERY_BROKER_TRANSPORT_OPTIONS = {
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
     # Redeliver a task whose worker died after this many seconds without an ack.
     "visibility_timeout": env_int("OVERLAP_VISIBILITY_TIMEOUT", 300, minimum=10),
 }
@@ -238,3 +246,11 @@ CELERY_BROKER_TRANSPORT_OPTIONS["unacked_restore_interval"] = env_int(
     "OVERLAP_UNACKED_RESTORE_SECONDS", 10, minimum=1
 )
 CELERY_BROKER_TRANSPORT_OPTIONS["unacked_restore_throttle"] = 1
+if OVERLAP_QUEUE_DIR:
+    # One folder of messages for producers and consumers alike; broadcasts (worker pings) in
+    # "control". celery_app creates them.
+    CELERY_BROKER_TRANSPORT_OPTIONS.update(
+        data_folder_in=str(Path(OVERLAP_QUEUE_DIR) / "messages"),
+        data_folder_out=str(Path(OVERLAP_QUEUE_DIR) / "messages"),
+        control_folder=str(Path(OVERLAP_QUEUE_DIR) / "control"),
+    )

@@ -28,6 +28,7 @@ from proximity.selectors.access import visible_labels_q
 from proximity.selectors.adjudications import principal_for_user, visible_overlap_advisories
 from proximity.selectors.advisories import repository_list
 from proximity.services.advisories import advisory_acknowledge
+from proximity.services.people import parse_scopes
 from proximity.services.repositories import (
     RepositorySettings,
     repository_remove,
@@ -67,12 +68,51 @@ class ReadOnlyAdmin(ModelAdminBase):
         return False
 
 
+class ListField(forms.CharField):
+    """Scopes and labels typed as a list (comma- or line-separated), stored as a JSON list."""
+
+    widget = forms.Textarea(attrs={"rows": 2, "cols": 40})
+
+    def __init__(self, *, required: bool = False, field: str = "scope", **kwargs: Any) -> None:
+        self.field = field
+        super().__init__(required=required, **kwargs)
+
+    def prepare_value(self, value: Any) -> Any:
+        return ", ".join(value) if isinstance(value, list) else value
+
+    def to_python(self, value: Any) -> list[str]:  # type: ignore[override]
+        text = ", ".join(value) if isinstance(value, list) else str(value or "")
+        if not text.strip():
+            return []
+        try:
+            return parse_scopes(text)
+        except InvalidInputError as exc:
+            raise forms.ValidationError(exc.message) from None
+
+
+if TYPE_CHECKING:
+    PrincipalFormBase = forms.ModelForm[Principal]
+else:
+    PrincipalFormBase = forms.ModelForm
+
+
+class PrincipalForm(PrincipalFormBase):
+    scopes = ListField(help_text="who it may see: e.g. invkit-team, payments (comma or line)")
+    clearances = ListField(help_text="disclosure labels it may read, e.g. internal")
+    lead_scopes = ListField(help_text="scopes in which it may revise any task (the lead role)")
+
+    class Meta:
+        model = Principal
+        fields = ("name", "kind", "user", "scopes", "clearances", "lead_scopes", "is_active")
+
+
 @admin.register(Principal)
 class PrincipalAdmin(ModelAdminBase):
+    form = PrincipalForm
     list_display = ("name", "kind", "user", "creates_agents", "is_active")
     list_filter = ("kind", "creates_agents", "is_active")
     search_fields = ("name", "user__username")
-    raw_id_fields = ("user",)
+    autocomplete_fields = ("user",)
 
 
 class RepositoryForm(RepositoryFormBase):

@@ -50,6 +50,8 @@ class RadarConfig:
     profile: str = "radar-v1"
     policy: Policy = field(default_factory=Policy)
     source: str | None = None
+    ignore: tuple[str, ...] = ()
+    """``[radar] ignore``: globs of paths that are nobody's work (radar's own files always are)."""
 
     @property
     def remote(self) -> bool:
@@ -82,6 +84,15 @@ def _policy(table: Mapping[str, Any]) -> Policy:
         ack_ttl_minutes=_number(table, "ack_ttl_minutes", 240.0),
         drift=_choice(table, "drift", _DRIFT, "deny"),
     )
+
+
+def _ignore(radar: Mapping[str, Any]) -> tuple[str, ...]:
+    from proximity.sources.radar_files import ignore_globs
+
+    try:
+        return ignore_globs(radar)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def read_token(token_file: str | None) -> str | None:
@@ -130,6 +141,7 @@ def load_config(
         base=str(radar.get("base", "main")),
         profile=str(radar.get("profile", "radar-v1")),
         policy=_policy(policy_table),
+        ignore=_ignore(radar),
         source=str(Path(root) / CONFIG_FILE) if data and root is not None else None,
     )
     token = read_token(token_file or radar.get("token_file"))

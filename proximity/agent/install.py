@@ -210,11 +210,26 @@ def _install(spec: HarnessSpec, args: argparse.Namespace) -> int:
     else:
         print(f"already installed: {change.path} ({events}); nothing changed")
     print(f"command: {command}")
+    if where.scope != "user":
+        _exclude_from_git(change.path)
     for kind, text in after_install(spec, where, args.path) + harness_checks(
         spec, [where], args.path
     ):
         print(f"{kind}: {text}")
     return 0
+
+
+def _exclude_from_git(written: Path) -> None:
+    """List the written file (and radar's backups) in its repository's git exclude file."""
+    from proximity.agent.git_exclude import exclude_written
+    from proximity.sources.git._run import GitError, git_text
+
+    try:
+        root = Path(git_text(written.parent, ["rev-parse", "--show-toplevel"]).strip())
+    except (GitError, OSError):
+        return  # not in a git worktree (user scope, a dotfiles folder): nothing to exclude
+    if (excluded := exclude_written(root, written)) is not None:
+        print(f"git ignores it (and radar's backups): {excluded}")
 
 
 def _place(spec: HarnessSpec, args: argparse.Namespace) -> Place:

@@ -39,10 +39,12 @@ def remember_working_sets() -> None:
     _MEMO = WorkingSetMemo()
 
 
-def _working_sets(top: Any, base: str, max_workers: int = 4) -> tuple[WorkingSet, ...]:
+def _working_sets(
+    top: Any, base: str, max_workers: int = 4, ignore: tuple[str, ...] = ()
+) -> tuple[WorkingSet, ...]:
     from proximity.sources.git import read_working_sets
 
-    return read_working_sets(top, base=base, max_workers=max_workers, memo=_MEMO)
+    return read_working_sets(top, base=base, max_workers=max_workers, memo=_MEMO, ignore=ignore)
 
 
 def _in_thread(fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -181,7 +183,7 @@ class AgentSession:
         with ThreadPoolExecutor(max_workers=2) as pool:
             # One git process per core: more only steal the core numpy's import runs on.
             workers = os.cpu_count() or 2
-            sets = pool.submit(_working_sets, self.worktree.top, base, workers)
+            sets = pool.submit(_working_sets, self.worktree.top, base, workers, self.config.ignore)
             files = pool.submit(engine_entries, self.worktree, planned, base=base)
             from proximity.agent.local import local_check  # numpy only when answered here
 
@@ -237,7 +239,10 @@ class AgentSession:
         from proximity.engine.trail import ShadowTrailError
         from proximity.engine.trail.pairs import Footprint, acknowledge_in_pair, pair_trail_id
 
-        sets = {ws.agent_id: ws for ws in _working_sets(self.worktree.top, self.config.base)}
+        sets = {
+            ws.agent_id: ws
+            for ws in _working_sets(self.worktree.top, self.config.base, ignore=self.config.ignore)
+        }
         me, them = sets.get(self.agent_id), sets.get(other)
         if me is None or them is None or not me.merge_base:
             return ""
@@ -258,7 +263,10 @@ class AgentSession:
                 ttl=timedelta(seconds=ttl_s),
             )
         except ShadowTrailError as exc:
-            return f"; no trail receipt ({exc.reason})"
+            # e.g. no denial yet to acknowledge: the acknowledgement stands; the why goes to
+            # the hook log, not to a person who asked for nothing about trails (issue 27)
+            hook_log(f"ack {self.agent_id}..{other}: no receipt in the pair's trail ({exc.reason})")
+            return ""
         self.state.save_trail(document)
         return f"; receipt in trail {document['trailId']}"
 
@@ -268,15 +276,22 @@ class AgentSession:
             return None
         from proximity.sources.git import explicit_worktrees, read_working_set
 
-        working = read_working_set(explicit_worktrees([(self.worktree.top, self.config.base)])[0])
+        worktree = explicit_worktrees([(self.worktree.top, self.config.base)])[0]
+        working = read_working_set(worktree, ignore=self.config.ignore)
         if working.errors:
             raise ServerError(working.errors[0])
         agent = working.to_agent_json()
+        from proximity.sources.diff_excerpts import with_report_excerpts
+
+        untracked = [f.path for f in working.files if f.untracked]
+        files = with_report_excerpts(
+            agent["files"], working.path, working.merge_base, untracked=untracked
+        )
         body: dict[str, Any] = {
             "repository": self.config.repository,
             "agentId": self.agent_id,
             "label": agent.get("label", ""),
-            "files": agent["files"],
+            "files": files,
             "intent": [{"path": p} for p in intent or ()],
         }
         if "startedAt" in agent:
@@ -331,7 +346,7 @@ class AgentSession:
         if self.client is not None:
             rows = self.client.agents(self.repository)
             return [r for r in rows if r.get("agentId") != self.agent_id]
-        sets = _working_sets(self.worktree.top, self.config.base)
+        sets = _working_sets(self.worktree.top, self.config.base, ignore=self.config.ignore)
         return [
             {**ws.to_agent_json(), "intent": []}
             for ws in sets

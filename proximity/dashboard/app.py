@@ -72,10 +72,21 @@ def _filters(repos: list[str], agents: list[str]) -> html.Div:
     )
 
 
+def _unlinked_notice() -> str:
+    from proximity.dashboard.auth import _request_user  # the login the notice speaks to
+
+    user = _request_user() if flask.has_request_context() else None
+    name = getattr(user, "username", "") or "NAME"
+    return (
+        "Your login is not linked to a principal, so nothing is visible: an administrator runs "
+        f"`python manage.py users link {name} --role lead --scope SCOPE`."
+    )
+
+
 def _layout() -> html.Div:
     principal = _viewer()
     repos = board_repositories(principal)
-    notice = "" if principal else "Your login is not linked to a principal: nothing is visible."
+    notice = "" if principal else _unlinked_notice()
     # The first scene, kanban, agent list and agent panel are rendered into the layout: no callback
     # round trip on load.
     first = repos[0] if repos else None

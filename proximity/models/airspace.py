@@ -36,6 +36,9 @@ class Repository(models.Model):
     # Set when a watch tick is enqueued, cleared when it ends: the beat enqueues no second tick
     # while one is queued or running (a stale claim, from a dead worker, expires).
     watch_claimed_at = models.DateTimeField(null=True, blank=True)
+    # When a watch tick last read the worktrees: doctor reports a watched repository nobody has
+    # read within twice the interval (no beat, no worker), never a silent no-op.
+    watched_at = models.DateTimeField(null=True, blank=True)
     # Input order: a counter taken, under this row's lock, each time a scan reads its inputs, and
     # the order of the last scan applied. A scan whose read is older is never applied over it.
     scan_input_order = models.BigIntegerField(default=0)

@@ -80,9 +80,13 @@ def _coverage(repo_id: int, scan: ProximityScan | None, now: datetime) -> Covera
     if failed is not None:
         return Coverage("degraded", f"the last scan failed ({failed.error[:120]})", unknown)
     # A scan that never caught up with the reports (failing, or not run) is not "ok" either.
-    newest = WorkingSetSnapshot.objects.filter(
-        agent__repository_id=repo_id, expires_at__gt=now
-    ).aggregate(at=Max("reported_at"))["at"]
+    # Only snapshots the scan did not read count: a re-report of unchanged work (the watcher
+    # every tick) refreshes a snapshot the scan already covers, and is no news (issue 27).
+    newest = (
+        WorkingSetSnapshot.objects.filter(agent__repository_id=repo_id, expires_at__gt=now)
+        .exclude(pk__in=scan.snapshot_ids or [])
+        .aggregate(at=Max("reported_at"))["at"]
+    )
     behind = newest - scan.finished_at if newest and scan.finished_at else timedelta(0)
     if behind > timedelta(seconds=settings.OVERLAP_COVERAGE_STALE_SECONDS):
         message = f"the last scan is {int(behind.total_seconds())} s older than the newest report"

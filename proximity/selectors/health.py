@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from dataclasses import asdict, dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 from django.conf import settings
 from django.core.cache import cache
@@ -86,12 +86,15 @@ def check_database() -> list[Check]:
 
 
 def check_broker() -> list[Check]:
-    if settings.REDIS_URL is None:
+    if settings.REDIS_URL is None and not settings.OVERLAP_QUEUE_DIR:
         return [
             Check("broker", "ok", "in-process mode: REDIS_URL unset, tasks run eagerly"),
             Check("workers", "ok", "in-process mode: no separate worker needed"),
         ]
     from celery_app.app import app  # only needed with a real broker
+
+    if settings.REDIS_URL is None:
+        return _queue_folder_workers(app)
 
     try:
         with app.connection_for_write() as conn:
@@ -118,6 +121,17 @@ def check_broker() -> list[Check]:
                 "Start one: celery -A celery_app worker -Q default,scans,overlap",
             ),
         ]
+    names = sorted(name for reply in replies for name in reply)
+    return [broker, Check("workers", "ok", f"{len(names)} worker(s): {', '.join(names)}")]
+
+
+def _queue_folder_workers(app: Any) -> list[Check]:
+    """The filesystem queue (``OVERLAP_QUEUE_DIR``, ``manage.py up``): workers answer pings."""
+    broker = Check("broker", "ok", f"filesystem queue in {settings.OVERLAP_QUEUE_DIR}")
+    replies = app.control.ping(timeout=1.5) or []
+    if not replies:
+        fix = "Run `python manage.py up PATH` (or celery -A celery_app worker -B, same environment)"
+        return [broker, Check("workers", "critical", "no Celery worker answered a ping", fix)]
     names = sorted(name for reply in replies for name in reply)
     return [broker, Check("workers", "ok", f"{len(names)} worker(s): {', '.join(names)}")]
 
@@ -150,7 +164,12 @@ def check_git() -> Check:
 
 
 def run_checks(*, load_model: bool = True) -> list[Check]:
-    return [*check_database(), *check_broker(), check_embedding_model(load=load_model), check_git()]
+    from proximity.selectors.watch_health import check_watchers  # it builds on Check
+
+    checks = [*check_database(), *check_broker()]
+    if checks[0].status == "ok" and checks[1].status == "ok":  # its query needs the tables
+        checks.append(check_watchers())
+    return [*checks, check_embedding_model(load=load_model), check_git()]
 
 
 def recent_checks() -> list[Check]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -18,9 +17,10 @@ from proximity.selectors.access import watcher_name
 from proximity.services.parse_cache import DjangoParseCache
 from proximity.services.scan_requests import scan_request
 from proximity.services.working_sets import WorkingSetReport, working_set_report
-from proximity.sources.diff_excerpts import diff_excerpts
+from proximity.sources.diff_excerpts import with_report_excerpts
 from proximity.sources.git import GitError
 from proximity.sources.git.airspace import RepoAirspace, read_repository_airspace
+from proximity.sources.radar_files import repository_ignore_globs
 
 __all__ = ["WatchOutcome", "repository_watch_tick"]
 
@@ -49,11 +49,6 @@ def _store_graph(repo: Repository, airspace: RepoAirspace) -> int:
     return edges
 
 
-def _shared_paths(airspace: RepoAirspace) -> set[str]:
-    counts = Counter(f.path for ws in airspace.working_sets for f in ws.files)
-    return {path for path, n in counts.items() if n > 1}
-
-
 def _watcher(repo: Repository) -> Principal:
     principal, _ = Principal.objects.get_or_create(
         name=watcher_name(repo.name),
@@ -68,18 +63,17 @@ def _watcher(repo: Repository) -> Principal:
 
 
 def _report_all(repo: Repository, airspace: RepoAirspace, now: datetime) -> int:
-    shared = _shared_paths(airspace)
     readable = [ws for ws in airspace.working_sets if ws.merge_base is not None]
     for ws in readable:
         agent = ws.to_agent_json()
-        excerpts = diff_excerpts(ws.path, ws.merge_base or "", shared & {f.path for f in ws.files})
-        for entry in agent["files"]:
-            if entry["path"] in excerpts:
-                entry["excerpt"] = excerpts[entry["path"]]
+        # The excerpts `radar report` sends, so a worktree both watched and reporting through
+        # its hooks stores the same content from either source (no new version per tick).
+        untracked = [f.path for f in ws.files if f.untracked]
+        files = with_report_excerpts(agent["files"], ws.path, ws.merge_base, untracked=untracked)
         report = WorkingSetReport(
             repo.name,
             ws.agent_id,
-            agent["files"],
+            files,
             [],
             label=agent["label"],
             started_at=ws.started_at,
@@ -119,7 +113,10 @@ def repository_watch_tick(*, repository_id: int, now: datetime | None = None) ->
         return WatchOutcome(0, 0, 0, ("repository removed",))
     try:
         airspace = read_repository_airspace(
-            repo.path, base=repo.base_branch, cache=DjangoParseCache()
+            repo.path,
+            base=repo.base_branch,
+            cache=DjangoParseCache(),
+            ignore=repository_ignore_globs(repo.path, base=repo.base_branch),
         )
     except GitError as exc:
         log.warning("watch of %s failed: %s", repo.name, exc)
@@ -130,6 +127,7 @@ def repository_watch_tick(*, repository_id: int, now: datetime | None = None) ->
         repo.watch_conflicts = conflicts
         repo.save(update_fields=["watch_conflicts"])
     agents = _report_all(repo, airspace, now)
+    Repository.objects.filter(pk=repo.pk).update(watched_at=now)
     scan_request(repository_id=repo.pk, now=now)
     for problem in airspace.problems:
         log.warning("watch of %s: %s", repo.name, problem)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -20,6 +20,7 @@ from proximity.services.agent_identity import reporting_agent
 from proximity.services.repositories import repository_writable
 from proximity.services.scan_requests import scan_request
 from proximity.services.time_bounds import within_window
+from proximity.sources.radar_files import without_radar_files
 
 __all__ = ["WorkingSetReport", "working_set_report"]
 
@@ -104,6 +105,8 @@ def working_set_report(
     bound to (the repository's watcher principal), so no API caller can report under its id.
     """
     _validate(report)
+    # Radar's own files (hook settings, backups) from any reporter, an older one included.
+    report = replace(report, files=without_radar_files(report.files))
     now = now or timezone.now()
     expires = now + timedelta(seconds=settings.OVERLAP_WORKING_SET_TTL_SECONDS)
     digest = _content_hash(report)

@@ -120,8 +120,9 @@ class SentenceEmbedder:
                 missing = f"embedding model folder not found: {self.model_dir}"
                 raise EmbeddingUnavailableError(missing)
             weights = weights_sha256(self.model_dir)
-            os.environ["HF_HUB_OFFLINE"] = "1"  # set before import: never download at run time
-            os.environ["TRANSFORMERS_OFFLINE"] = "1"
+            from proximity.sources.runtime import quiet_model_loading
+
+            quiet_model_loading()  # offline, no progress bars; before the heavy imports
             try:
                 import torch
                 from sentence_transformers import SentenceTransformer

@@ -8,7 +8,6 @@ the acceptance checks and the timeout.
 
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -44,7 +43,9 @@ class CrossEncoderNli:
     def _read_model(self) -> tuple[Any, Any, dict[int, str]]:
         if not self.model_dir.is_dir():
             raise NliModelError(f"NLI model folder not found: {self.model_dir}")
-        os.environ["HF_HUB_OFFLINE"] = "1"  # before import: never download at run time
+        from proximity.sources.runtime import quiet_model_loading
+
+        quiet_model_loading()  # offline, no progress bars; before the heavy import
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
         tokenizer = AutoTokenizer.from_pretrained(str(self.model_dir), local_files_only=True)

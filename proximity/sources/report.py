@@ -21,7 +21,9 @@ from urllib.parse import quote
 
 import requests
 
+from proximity.sources.diff_excerpts import with_report_excerpts
 from proximity.sources.git import GitError, explicit_worktrees, read_working_set
+from proximity.sources.radar_files import repository_ignore_globs
 
 __all__ = ["build_report", "main", "report_once"]
 
@@ -29,15 +31,20 @@ __all__ = ["build_report", "main", "report_once"]
 def build_report(args: argparse.Namespace) -> dict[str, Any]:
     """The API body for this worktree; raises GitError with one line when it cannot be read."""
     worktree = explicit_worktrees([(args.repo, args.base)])[0]
-    working = read_working_set(worktree, base=args.base)
+    ignore = repository_ignore_globs(args.repo, base=args.base)
+    working = read_working_set(worktree, base=args.base, ignore=ignore)
     if working.errors:
         raise GitError(args.repo, working.errors[0])
     agent = working.to_agent_json()
+    untracked = [f.path for f in working.files if f.untracked]
+    files = with_report_excerpts(
+        agent["files"], working.path, working.merge_base, untracked=untracked
+    )
     body: dict[str, Any] = {
         "repository": args.repository,
         "agentId": args.agent or agent["agentId"],
         "label": agent.get("label", ""),
-        "files": agent["files"],
+        "files": files,
         "intent": [{"path": p} for p in args.intent],
     }
     if "startedAt" in agent:

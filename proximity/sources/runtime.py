@@ -9,7 +9,14 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["GitProbe", "ModelProbe", "bundled_model_dir", "probe_embedding_model", "probe_git"]
+__all__ = [
+    "GitProbe",
+    "ModelProbe",
+    "bundled_model_dir",
+    "probe_embedding_model",
+    "probe_git",
+    "quiet_model_loading",
+]
 
 _MIN_GIT = (2, 38)  # `git merge-tree --write-tree` (dry-run merges) arrived in 2.38
 
@@ -30,6 +37,21 @@ class ModelProbe:
     loaded: bool
     detail: str
     dimension: int | None = None
+
+
+def quiet_model_loading() -> None:
+    """No progress bars while a model loads (transformers' "Loading weights", the hub's
+    downloads-that-never-happen): in ``doctor`` and a server's log they read as breakage.
+    Set before the heavy imports; the libraries read these once."""
+    os.environ["HF_HUB_OFFLINE"] = "1"  # never download at run time
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
+    os.environ["TRANSFORMERS_NO_ADVISORY_WARNINGS"] = "1"
+    try:
+        from transformers.utils import logging as transformers_logging
+    except ImportError:  # the light install: nothing loads a model there
+        return
+    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # untyped library
 
 
 def probe_git() -> GitProbe:
@@ -62,13 +84,14 @@ def probe_embedding_model(configured: str | None = None, *, load: bool = True) -
         return ModelProbe(loaded=False, detail=f"model folder missing: {folder}")
     if not load:
         return ModelProbe(loaded=True, detail=f"model files present in {folder}")
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    quiet_model_loading()
     try:
         from sentence_transformers import SentenceTransformer  # heavy import
 
         model = SentenceTransformer(str(folder), device="cpu")
-        vector = model.encode(["overlap radar health probe"], normalize_embeddings=True)
+        vector = model.encode(
+            ["overlap radar health probe"], normalize_embeddings=True, show_progress_bar=False
+        )
     except Exception as exc:  # any failure means "not loadable", reported to the user
         return ModelProbe(loaded=False, detail=f"{type(exc).__name__}: {exc}"[:300])
     return ModelProbe(

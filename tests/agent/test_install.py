@@ -471,14 +471,17 @@ def test_local_uninstall_keeps_the_project_scopes_hooks(local: Path) -> None:
     assert "PreToolUse" in _ours(json.loads(SPECS["claude"].path(local).read_text()), "claude")
 
 
-def test_local_install_warns_while_git_does_not_ignore_the_file(
+def test_local_install_makes_git_ignore_the_file_and_doctor_warns_when_it_does_not(
     local: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert _hooks(local, "install", "claude", "--scope", "local") == 0
+    out = capsys.readouterr().out
+    assert "not git-ignored" not in out
+    exclude = Path(out.split("git ignores it (and radar's backups): ")[1].splitlines()[0])
+    assert "/.claude/settings.local.json" in exclude.read_text().splitlines()
+    exclude.write_text("")  # someone took it out again
+    assert _hooks(local, "doctor", "claude") == 0
     assert "not git-ignored" in capsys.readouterr().out
-    _ignore_local(local)
-    assert _hooks(local, "install", "claude", "--scope", "local") == 0
-    assert "not git-ignored" not in capsys.readouterr().out
 
 
 def test_doctor_for_claude_lists_the_local_scope_and_is_healthy_with_hooks_only_there(

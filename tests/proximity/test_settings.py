@@ -34,7 +34,33 @@ def test_unset_urls_give_embedded_sqlite_and_in_process_tasks() -> None:
     assert probe["engine"] == "django.db.backends.sqlite3"
     assert probe["name"] == str(ROOT / "db.sqlite3")
     assert probe["eager"] is True
-    assert probe["broker"] == "memory://"
+    assert probe["broker"] == "memory://localhost/"
+
+
+CONNECT = (
+    "import django, logging; logging.basicConfig(); django.setup(); "
+    "from celery_app.app import app; "
+    "conn = app.connection_for_write(); conn.ensure_connection(max_retries=1); "
+    "print(conn.info()['transport'])"
+)
+
+
+@pytest.mark.parametrize(
+    ("env", "transport"),
+    [({}, "memory"), ({"OVERLAP_QUEUE_DIR": "{tmp}/queue"}, "filesystem")],
+)
+def test_the_embedded_brokers_connect_without_kombus_hostname_warning(
+    env: dict[str, str], transport: str, tmp_path: Path
+) -> None:
+    result = _run({k: v.format(tmp=tmp_path) for k, v in env.items()}, "-c", CONNECT)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == transport
+    assert "No hostname was supplied" not in result.stderr
+
+
+def test_a_queue_folder_gives_a_real_queue_that_needs_no_server(tmp_path: Path) -> None:
+    probe = json.loads(_run({"OVERLAP_QUEUE_DIR": str(tmp_path)}, "-c", PROBE).stdout)
+    assert (probe["eager"], probe["broker"]) == (False, "filesystem://localhost/")
 
 
 def test_set_urls_give_postgresql_and_real_broker() -> None:
@@ -114,3 +140,25 @@ def test_production_settings_take_allowed_hosts_from_the_environment() -> None:
     result = _run(env, "-c", _HOSTS_PROBE)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == ["radar.example.org", ".example.net"]
+
+
+def test_manage_py_without_the_server_extra_names_it_in_one_line() -> None:
+    # The light agent install has no Django: None in sys.modules makes `import django` fail
+    # exactly as it does there.
+    blocked = (
+        "import runpy, sys; sys.modules['django'] = None; sys.argv = ['manage.py', 'doctor']; "
+        "runpy.run_path('manage.py', run_name='__main__')"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", blocked],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "the server needs the [server] extra (no module 'django'): "
+        "pip install 'overlap-radar[server]'"
+    ]

@@ -17,6 +17,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from proximity.engine.airspace import PROFILES, AirspaceInputError, scan
 from proximity.sources.git import GitError
 from proximity.sources.git.airspace import RepoAirspace, read_repository_airspace
+from proximity.sources.radar_files import repository_ignore_globs
 
 EXIT_ADVISORY = 2
 
@@ -61,6 +62,7 @@ class Command(BaseCommand):
                 base=o["base"],
                 graph=not o["no_graph"],
                 conflicts=o["action"] == "scan" and not o["no_conflicts"],
+                ignore=repository_ignore_globs(o["repo"], base=o["base"]),
             )
         except GitError as exc:
             raise CommandError(str(exc)) from exc

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from proximity.engine.airspace import DEFAULT_PROFILE
@@ -65,6 +66,12 @@ class Command(BaseCommand):
         getattr(self, f"_{options['action']}")(options)
 
     def _add(self, options: dict[str, Any]) -> None:
+        if options["watch"] and not settings.OVERLAP_PERIODIC_WORK:
+            # A watch nothing would ever run is refused, not stored as a silent no-op.
+            raise CommandError(
+                "--watch: nothing runs periodic work in-process (REDIS_URL unset); "
+                "use `python manage.py up PATH`, or set REDIS_URL and run a worker and beat"
+            )
         try:
             repo = repository_create(
                 principal=None,

@@ -7,6 +7,7 @@ only this token reports under it and reads its inbox: one token per agent.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -16,6 +17,7 @@ from proximity.api.schemas import ID_PATTERN
 from proximity.exceptions import DomainError
 from proximity.models import ApiToken, Principal
 from proximity.services.tokens import agent_bind, principal_create, token_issue, token_revoke
+from proximity.sources.secret_files import write_secret
 
 
 def _agent_refs(values: list[str]) -> list[tuple[str, str]]:
@@ -54,6 +56,9 @@ class Command(BaseCommand):
             help="let the principal report under agent ids nobody was issued (e.g. a harness "
             "that starts agents itself); without it a token reports only its --agent ids",
         )
+        issue.add_argument(
+            "--out", default=None, metavar="FILE", help="write the token to a new file (mode 0600)"
+        )
         revoke = sub.add_parser("revoke", help="revoke a token by the prefix `list` shows")
         revoke.add_argument("prefix")
         listing = sub.add_parser("list", help="list tokens (prefix, principal, state)")
@@ -64,6 +69,10 @@ class Command(BaseCommand):
 
     def _issue(self, options: dict[str, Any]) -> None:
         refs = _agent_refs(options["agents"])
+        out = Path(options["out"]) if options["out"] else None
+        if out is not None and (out.exists() or out.is_symlink() or not out.parent.is_dir()):
+            why = "exists" if out.exists() or out.is_symlink() else "has no such folder"
+            raise CommandError(f"--out: {out} {why}; nothing was issued")
         # One transaction: a refused --agent leaves no principal, binding or token behind.
         with transaction.atomic():
             principal = self._principal(options)
@@ -75,6 +84,10 @@ class Command(BaseCommand):
             raw, token = token_issue(principal=principal, label=options["label"])
         for repository, agent_id in refs:
             self.stderr.write(f"agent {agent_id} of {repository} is bound to {principal.name}")
+        if out is not None:
+            write_secret(out, raw)
+            self.stderr.write(f"token {token.prefix}… for {principal.name} written to {out} (0600)")
+            return
         self.stderr.write(f"token {token.prefix}… for {principal.name} (shown once):")
         self.stdout.write(raw)
 

@@ -7,7 +7,7 @@ merge conflicts as ``options.conflicts``.
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+from collections.abc import MutableMapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,12 +78,13 @@ def read_repository_airspace(
     graph: bool = True,
     conflicts: bool = True,
     cache: MutableMapping[str, ParsedImports] | None = None,
+    ignore: Sequence[str] = (),
 ) -> RepoAirspace:
     """Read every worktree of ``repo``; ``graph``/``conflicts`` switch the slower readers off.
 
     Raises :class:`~proximity.sources.git.GitError` only if ``repo`` is not a git repository.
     """
-    sets = read_working_sets(repo, base=base)
+    sets = read_working_sets(repo, base=base, ignore=ignore)
     with ThreadPoolExecutor(max_workers=1) as pool:
         # the dry run (git processes) overlaps with graph parsing (Python)
         dry = pool.submit(dry_run_conflicts, sets) if conflicts else None

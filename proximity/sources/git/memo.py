@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,7 +58,7 @@ class WorkingSetMemo:
     """
 
     def __init__(self) -> None:
-        self._entries: dict[tuple[str, str], _Entry] = {}
+        self._entries: dict[tuple[str, str, tuple[str, ...]], _Entry] = {}
         self._lock = threading.Lock()
         self.reads = 0  # full reads, for tests and benchmarks
         self.hits = 0
@@ -76,9 +77,17 @@ class WorkingSetMemo:
         key = (worktree.agent_id, worktree.head, worktree.branch, base_commit, status, stamps)
         return key, max((s[2] for s in stamps), default=0) / 1e9
 
-    def read(self, worktree: Worktree, *, base: str, base_commit: str | None) -> WorkingSet:
-        """``base_commit``: the commit ``base`` names now (one ``rev-parse`` for all worktrees)."""
-        slot = (worktree.path, worktree.base or base)
+    def read(
+        self,
+        worktree: Worktree,
+        *,
+        base: str,
+        base_commit: str | None,
+        ignore: Sequence[str] = (),
+    ) -> WorkingSet:
+        """``base_commit``: the commit ``base`` names now (one ``rev-parse`` for all worktrees);
+        ``ignore``: the repository's ignore globs (part of the slot: they change the result)."""
+        slot = (worktree.path, worktree.base or base, tuple(ignore))
         found = self._key(worktree, base_commit) if worktree.problem is None else None
         with self._lock:
             entry = self._entries.get(slot)
@@ -86,7 +95,7 @@ class WorkingSetMemo:
             self.hits += 1
             return entry.working_set
         started = time.time()
-        working_set = read_working_set(worktree, base=base)
+        working_set = read_working_set(worktree, base=base, ignore=ignore)
         self.reads += 1
         if found is not None:
             key, newest = found

@@ -24,6 +24,7 @@ from proximity.sources.git.worktrees import (
     discover_worktrees,
     explicit_worktrees,
 )
+from proximity.sources.radar_files import is_radar_file
 
 __all__ = ["WorkingFile", "WorkingSet", "WorkingSetReader", "read_working_set", "read_working_sets"]
 
@@ -180,16 +181,18 @@ def _merge_base(root: Path, base: str, worktree: Worktree) -> str:
     raise GitError(worktree.path, f"HEAD shares no history with base branch {base!r}")
 
 
-def _read(worktree: Worktree, base: str) -> WorkingSet:
+def _read(worktree: Worktree, base: str, ignore: Sequence[str] = ()) -> WorkingSet:
     root = Path(worktree.path)
     merge_base = _merge_base(root, base, worktree)
     head = worktree.head or git_text(root, ["rev-parse", "HEAD"]).strip()
     diffs = parse_raw_patch(git_text(root, [*DIFF_ARGS, merge_base, "--"]))
     untracked = git_text(root, ["ls-files", "-z", "--others", "--exclude-standard"]).split("\0")
     times, stamps, commits = _branch_log(root, merge_base, head)
-    files = [_tracked_file(d, root, times) for d in diffs]
+    # Radar's own files (hook settings, their backups) and the repository's ignore globs are
+    # nobody's work; dropped before the start time is dated from the files.
+    files = [_tracked_file(d, root, times) for d in diffs if not is_radar_file(d.path, ignore)]
     errors = []
-    for rel in filter(None, untracked):
+    for rel in (r for r in untracked if r and not is_radar_file(r, ignore)):
         entry, problem = _untracked_file(root, rel)
         files.append(entry)
         if problem:
@@ -204,10 +207,13 @@ def _read(worktree: Worktree, base: str) -> WorkingSet:
                       tuple(files), tuple(errors), started_at=started, commits=commits)  # fmt: skip
 
 
-def read_working_set(worktree: Worktree, *, base: str = "main") -> WorkingSet:
+def read_working_set(
+    worktree: Worktree, *, base: str = "main", ignore: Sequence[str] = ()
+) -> WorkingSet:
     """Read one worktree; a problem becomes an error on the result, never an exception.
 
-    ``worktree.base`` (from explicit pairs) wins over ``base``.
+    ``worktree.base`` (from explicit pairs) wins over ``base``. Radar's own files are never
+    part of it, nor paths matching ``ignore`` (the repository's ``[radar] ignore`` globs).
     """
     base = worktree.base or base
     empty = WorkingSet(worktree.agent_id, worktree.path, worktree.branch, worktree.head, base, None)
@@ -224,7 +230,7 @@ def read_working_set(worktree: Worktree, *, base: str = "main") -> WorkingSet:
             empty, errors=(f"{worktree.path} ({worktree.agent_id}): {worktree.problem}",)
         )
     try:
-        result = _read(worktree, base)
+        result = _read(worktree, base, ignore)
     except GitError as exc:
         return replace(empty, errors=(f"{worktree.path} ({worktree.agent_id}): {exc.problem}",),
                        warnings=warnings)  # fmt: skip
@@ -235,7 +241,14 @@ class WorkingSetReader(Protocol):
     """A long-lived caller's reader that remembers working sets between calls
     (:class:`~proximity.sources.git.memo.WorkingSetMemo`)."""
 
-    def read(self, worktree: Worktree, *, base: str, base_commit: str | None) -> WorkingSet: ...
+    def read(
+        self,
+        worktree: Worktree,
+        *,
+        base: str,
+        base_commit: str | None,
+        ignore: Sequence[str] = (),
+    ) -> WorkingSet: ...
 
 
 def read_working_sets(
@@ -245,6 +258,7 @@ def read_working_sets(
     worktrees: Sequence[tuple[str | Path, str]] | None = None,
     max_workers: int = 4,
     memo: WorkingSetReader | None = None,
+    ignore: Sequence[str] = (),
 ) -> tuple[WorkingSet, ...]:
     """Working sets of every worktree of ``repo`` (or of explicit (path, base) pairs).
 
@@ -265,12 +279,15 @@ def read_working_sets(
     labels = branch_descriptions(readable[0]) if readable else {}
     with ThreadPoolExecutor(max_workers=max_workers) as pool:
         if memo is None:
-            sets = pool.map(lambda w: read_working_set(w, base=base), found)
+            sets = pool.map(lambda w: read_working_set(w, base=base, ignore=ignore), found)
         else:
             bases = {w.base or base for w in found}
             commits = _base_commits(readable[0], bases) if readable else {}
             sets = pool.map(
-                lambda w: memo.read(w, base=base, base_commit=commits.get(w.base or base)), found
+                lambda w: memo.read(
+                    w, base=base, base_commit=commits.get(w.base or base), ignore=ignore
+                ),
+                found,
             )
         return tuple(replace(ws, label=labels.get(ws.branch or "")) for ws in sets)
 

@@ -31,6 +31,7 @@ from proximity.engine.symbols import (
     with_neighbours,
 )
 from proximity.sources.git import GitError, WorkingFile, WorkingSet, read_working_sets
+from proximity.sources.radar_files import repository_ignore_globs
 from proximity.sources.symbols.index import (
     SHARED_CACHE,
     SYMBOL_LANGUAGES,
@@ -186,8 +187,11 @@ def read_symbol_data(
     Raises :class:`~proximity.sources.git.GitError` only when ``repo`` is not a repository.
     """
     wanted = None if agents is None else set(agents)
+    ignore = repository_ignore_globs(str(repo), base=base)  # the watcher's working sets, too
     sets = [
-        ws for ws in read_working_sets(repo, base=base) if wanted is None or ws.agent_id in wanted
+        ws
+        for ws in read_working_sets(repo, base=base, ignore=ignore)
+        if wanted is None or ws.agent_id in wanted
     ]
     problems = [e for ws in sets for e in ws.errors]
     readable = [ws for ws in sets if ws.merge_base is not None]

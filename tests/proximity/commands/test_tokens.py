@@ -99,3 +99,21 @@ def test_only_the_bound_token_reports_under_and_reads_that_agent(web, client, po
     inbox = "/api/repositories/web/agents/feature%2Flogin/messages"
     assert client.get(inbox, **person.headers).status_code == 404
     assert [m["content"] for m in client.get(inbox, **owner).json()] == ["message 0"]
+
+
+def test_issue_out_writes_the_token_to_a_new_file_readable_by_its_owner_only(tmp_path) -> None:
+    target = tmp_path / "login.token"
+    printed = _issue("alpha-bot", "--scope", "team-a", "--out", str(target))
+    assert printed == ""
+    assert target.stat().st_mode & 0o777 == 0o600
+    raw = target.read_text().strip()
+    assert ApiToken.objects.get().prefix == raw[:12]
+
+
+def test_issue_out_refuses_an_existing_file_and_issues_nothing(tmp_path) -> None:
+    target = tmp_path / "login.token"
+    target.write_text("someone else's\n")
+    with pytest.raises(CommandError, match=r"^--out: .* exists; nothing was issued$"):
+        _issue("alpha-bot", "--scope", "team-a", "--out", str(target))
+    assert _stored() == []
+    assert target.read_text() == "someone else's\n"

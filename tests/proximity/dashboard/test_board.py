@@ -225,6 +225,7 @@ def test_login_without_principal_sees_nothing(login, seeded, django_user_model):
     site = login(django_user_model.objects.create_user("stranger", is_staff=True))
     layout = site.get("/board/_dash-layout").get_data(as_text=True)
     assert "not linked to a principal" in layout
+    assert "manage.py users link stranger --role lead --scope SCOPE" in layout
     status, body = _kanban(site, "web")
     assert status == 200
     assert "src/core.py" not in body

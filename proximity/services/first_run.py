@@ -1,0 +1,100 @@
+"""A team's own repository on the radar in one step (``manage.py up``): register it watched,
+give the lead a login that sees it, read its worktrees once.
+
+Idempotent: run again, the repository and the login are reused (the login keeps its password).
+"""
+
+from __future__ import annotations
+
+import getpass
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.db import transaction
+
+from proximity.engine.airspace import DEFAULT_PROFILE
+from proximity.exceptions import ConflictError, InvalidInputError
+from proximity.models import Repository
+from proximity.services.people import Person, person_ensure
+from proximity.services.repositories import repository_create
+from proximity.sources.git import GitError
+from proximity.sources.git._run import git_text
+
+__all__ = ["FirstRun", "default_lead", "main_checkout", "repository_up"]
+
+
+@dataclass(frozen=True)
+class FirstRun:
+    repository: Repository
+    created: bool
+    lead: Person
+
+
+def _slug(text: str) -> str:
+    slug = re.sub(r"[^a-z0-9_-]+", "-", text.lower()).strip("-")
+    return slug[:120] or "repository"
+
+
+def default_lead() -> str:
+    """The person running the command: their login name, as a slug."""
+    try:
+        return _slug(getpass.getuser())
+    except (KeyError, OSError):  # no passwd entry (a container's numeric user)
+        return "lead"
+
+
+def main_checkout(path: str | Path) -> tuple[Path, str]:
+    """The main worktree of the repository holding ``path`` and the branch it has checked out
+    (agents fork from it); InvalidInputError naming ``PATH`` when it is not a git repository."""
+    try:
+        listing = git_text(path, ["worktree", "list", "--porcelain"])
+    except GitError as exc:
+        raise InvalidInputError(f"not a git repository ({exc.problem})", field="path") from None
+    first = listing.split("\n\n", 1)[0].splitlines()
+    top = next((line[9:] for line in first if line.startswith("worktree ")), "")
+    if not top or "bare" in first:
+        raise InvalidInputError("a bare repository has no main worktree to read", field="path")
+    branch = next((line[7:] for line in first if line.startswith("branch ")), "")
+    return Path(top), branch.removeprefix("refs/heads/") or "main"
+
+
+def repository_up(
+    *,
+    path: str | Path,
+    name: str = "",
+    lead: str = "",
+    base: str = "",
+    profile: str = DEFAULT_PROFILE,
+) -> FirstRun:
+    """Register (or reuse) the repository at ``path`` watched, and link the lead to its scope."""
+    top, branch = main_checkout(path)
+    name = name or _slug(top.name)
+    with transaction.atomic():
+        repo = Repository.objects.filter(name=name).first()
+        created = repo is None
+        if repo is None:
+            repo = repository_create(
+                principal=None,
+                name=name,
+                path=str(top),
+                base_branch=base or branch,
+                watch=True,
+                profile=profile,
+            )
+        elif Path(repo.path or "/nonexistent").resolve() != top.resolve():
+            raise ConflictError(
+                f"a repository named {name!r} already watches {repo.path or 'nothing'}; "
+                "choose another --name",
+                field="name",
+            )
+        elif not repo.watch:
+            repo.watch = True
+            repo.save(update_fields=["watch"])
+        try:
+            person = person_ensure(
+                username=lead or default_lead(), role="lead", scopes=[repo.scope]
+            )
+        except (ConflictError, InvalidInputError) as exc:  # about the lead, not the repository
+            raise type(exc)(exc.message, field="lead") from None
+    return FirstRun(repo, created, person)

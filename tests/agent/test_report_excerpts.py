@@ -1,0 +1,86 @@
+"""Report mode carries what each side changed: ``radar report`` sends bounded diff excerpts, the
+server stores them, and its check's deny reasons and the advisory's card quote them (issue 27,
+point 5)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from proximity.models import ProximityAdvisory, WorkingSetSnapshot
+from proximity.sources.diff_excerpts import with_report_excerpts
+from proximity.sources.git import read_working_sets
+from tests.agent.conftest import Scene
+from tests.factories import make_caller, make_repository
+from tests.sources.gitrepo import ScriptedRepo, numbered
+
+
+def _repo(tmp_path: Path) -> ScriptedRepo:
+    repo = ScriptedRepo.create(tmp_path)
+    repo.write("core.py", numbered(60))
+    repo.commit("base")
+    return repo
+
+
+def test_excerpts_cover_changed_and_new_files_and_stay_bounded(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    bob = repo.add_worktree("bob")
+    repo.replace_lines("core.py", 22, 40, worktree="bob", tag="bob")
+    repo.write("new.py", "".join(f"new {n}\n" for n in range(1, 50)), worktree="bob")
+    repo.write("blob.bin", b"\0\1\2" * 10, worktree="bob")
+    for n in range(5):
+        repo.write(f"zz/m{n}.py", f"m {n}\n", worktree="bob")
+    ws = next(w for w in read_working_sets(repo.root) if w.agent_id == "bob")
+    untracked = [f.path for f in ws.files if f.untracked]
+    files = with_report_excerpts(
+        ws.to_agent_json()["files"], bob, ws.merge_base, untracked=untracked, limit=4
+    )
+    excerpts = {f["path"]: f.get("excerpt") for f in files}
+    assert excerpts["core.py"].splitlines()[0].startswith("@@")
+    assert "+bob 22" in excerpts["core.py"]
+    assert len(excerpts["core.py"].splitlines()) <= 8
+    assert excerpts["new.py"].splitlines() == [f"+new {n}" for n in range(1, 9)]
+    assert excerpts["blob.bin"] is None  # binary: nothing to quote
+    assert [p for p, e in excerpts.items() if e and p.startswith("zz/")] == ["zz/m0.py"]  # bound
+    assert all(len(e) <= 600 for e in excerpts.values() if e)
+
+
+@pytest.fixture
+def remote(tmp_path: Path, _state_dir: Path, live_server, in_process_tasks):
+    """alice and bob in worktrees of one repository, reporting to a live server."""
+    repo = _repo(tmp_path)
+    alice = repo.add_worktree("alice")
+    bob = repo.add_worktree("bob")
+    make_repository("web", scope="team-a")
+    flags: dict[str, list[str]] = {}
+    for name in ("alice", "bob"):
+        caller = make_caller(f"{name}-bot", scopes=["team-a"], kind="agent")
+        token = tmp_path / f"{name}.token"
+        token.write_text(caller.token)
+        flags[name] = ["--server", live_server.url, "--token-file", str(token)]
+        flags[name] += ["--repository", "web"]
+    return Scene(repo, alice, bob, _state_dir), flags
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_report_carries_excerpts_the_server_quotes_in_deny_reasons_and_cards(remote) -> None:
+    scene, flags = remote
+    scene.repo.replace_lines("core.py", 22, 23, worktree="alice", tag="alice")
+    sent = scene.radar("report", *flags["alice"], cwd=scene.alice)
+    assert sent.returncode == 0, sent.stderr
+    stored = WorkingSetSnapshot.objects.get(agent__agent_id="alice").files
+    assert "+alice 22" in stored[0]["excerpt"]
+    # bob asks the server before editing line 22: the reason quotes alice's change
+    answer = scene.radar("check", "core.py", "--lines", "22", *flags["bob"], cwd=scene.bob)
+    assert answer.returncode == 2, answer.stdout + answer.stderr
+    assert "+alice 22" in answer.stdout
+    # once bob has changed the same lines and reported, the pair's card shows both sides
+    scene.repo.replace_lines("core.py", 22, 22, worktree="bob", tag="bob")
+    assert scene.radar("report", *flags["bob"], cwd=scene.bob).returncode == 0
+    advisory = ProximityAdvisory.objects.get()
+    shared = {f["path"]: f for f in advisory.detail["sharedFiles"]}["core.py"]
+    sides = json.dumps(shared)
+    assert "+alice 22" in sides
+    assert "+bob 22" in sides
