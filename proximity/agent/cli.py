@@ -21,7 +21,11 @@ EXIT_ADVISORY = 2
 
 
 def _server_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--server", help="radar server URL (default: .radar.toml or RADAR_SERVER)")
+    parser.add_argument(
+        "--server",
+        help="radar server URL (default: RADAR_SERVER, else ~/.config/radar/config.toml; a "
+        ".radar.toml server only if that config lists its host in allowed_servers)",
+    )
     parser.add_argument("--token-file", help="file holding the agent's token (or RADAR_TOKEN)")
     parser.add_argument("--repository", help="repository name on the server")
 
@@ -121,7 +125,7 @@ def _report(args: argparse.Namespace) -> int:
     if session.client is None:
         print(
             "radar: report needs a server: --server, --token-file and --repository "
-            "(or .radar.toml / RADAR_* variables)",
+            "(or RADAR_* variables, or ~/.config/radar/config.toml)",
             file=sys.stderr,
         )
         return 2

@@ -79,7 +79,10 @@ class AgentSession:
     def open(cls, anchor: str, **overrides: Any) -> AgentSession:
         """The session of the worktree holding ``anchor`` (a path from the payload)."""
         worktree = find_worktree(anchor)
-        return cls(worktree, load_config(worktree.top, **overrides))
+        config = load_config(worktree.top, **overrides)
+        for note in config.notes:
+            hook_log(note)
+        return cls(worktree, config)
 
     @property
     def agent_id(self) -> str:

@@ -22,7 +22,13 @@ __all__ = ["FORWARDED_ENV", "ask", "enabled", "socket_path", "spawn", "state_dir
 
 #: The settings a hook reads from its environment, sent with each call (the daemon's own
 #: environment is the first caller's, so each call brings its own).
-FORWARDED_ENV = ("RADAR_SERVER", "RADAR_TOKEN", "RADAR_TOKEN_FILE", "RADAR_REPOSITORY")
+FORWARDED_ENV = (
+    "RADAR_SERVER",
+    "RADAR_TOKEN",
+    "RADAR_TOKEN_FILE",
+    "RADAR_REPOSITORY",
+    "XDG_CONFIG_HOME",  # where the user's own config is (proximity.agent.config)
+)
 _CONNECT_TIMEOUT_S = 0.25
 # Past the daemon's own deadlines (10 s to read the policy, then the policy's timeout), so a
 # slow answer is the daemon's fail-open or fail-closed one, not ours.

@@ -18,9 +18,12 @@ RADAR = str(Path(sys.executable).parent / "radar")
 
 @pytest.fixture(autouse=True)
 def _state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Acknowledgements and the hook log of each test live in its own folder."""
+    """Acknowledgements and the hook log of each test live in its own folder, and the user's
+    own config (``$XDG_CONFIG_HOME/radar/config.toml``) is the test's: none unless it writes one.
+    """
     state = tmp_path / "radar-state"
     monkeypatch.setenv("RADAR_STATE_DIR", str(state))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "user-config"))
     for name in ("RADAR_SERVER", "RADAR_TOKEN", "RADAR_TOKEN_FILE", "RADAR_REPOSITORY"):
         monkeypatch.delenv(name, raising=False)
     return state
