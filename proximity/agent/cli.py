@@ -132,8 +132,10 @@ def _report(args: argparse.Namespace) -> int:
     done = 0
     while True:
         print(session.report(intent=args.intent))
+        from proximity.agent.quoting import message_line
+
         for m in session.messages():
-            print(f"[{m['kind']}] from {m['fromAgent']}: {m['content']}")
+            print(message_line(m))
         done += 1
         if args.every <= 0 or (args.count and done >= args.count):
             return 0

@@ -27,6 +27,7 @@ from proximity.agent.payloads import (
     PayloadError,
     parse_payload,
 )
+from proximity.agent.quoting import agent_ref, message_line, reported_by
 from proximity.agent.render import render
 from proximity.agent.session import AgentSession, ServerError
 from proximity.agent.state import hook_log
@@ -71,7 +72,7 @@ def _pre_edit(session: AgentSession, event: HookEvent) -> Decision:
 
 
 def _messages_text(session: AgentSession) -> str:
-    lines = [f"[{m['kind']}] from {m['fromAgent']}: {m['content']}" for m in session.messages()]
+    lines = [message_line(m) for m in session.messages()]
     return ("Overlap Radar messages:\n" + "\n".join(lines)) if lines else ""
 
 
@@ -88,10 +89,11 @@ def _summary_lines(rows: list[dict[str, Any]], limit: int = 8) -> list[str]:
     for row in rows[:limit]:
         files = [f["path"] for f in row.get("files", ())]
         intent = [i["path"] if isinstance(i, dict) else str(i) for i in row.get("intent", ())]
-        shown = ", ".join(files[:5]) + (f" (+{len(files) - 5} more)" if len(files) > 5 else "")
-        label = row.get("label") or row["agentId"]
-        extra = f"; intends {', '.join(intent[:5])}" if intent else ""
-        out.append(f"- {row['agentId']} ({label}): editing {shown or 'nothing yet'}{extra}")
+        label = row.get("label") if row.get("label") != row["agentId"] else ""
+        said = reported_by(
+            row["agentId"], [("task", label), ("editing", files), ("intends", intent)]
+        )
+        out.append(f"- {agent_ref(row['agentId'])}: {said or 'nothing yet'}")
     if len(rows) > limit:
         out.append(f"- and {len(rows) - limit} more agents")
     return out
