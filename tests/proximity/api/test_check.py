@@ -209,7 +209,7 @@ def test_the_stored_symbol_evidence_and_merge_check_reach_the_answer_and_the_hoo
     assert decision.kind == "deny"
     assert 'Symbols: "feature/alice removes round_half".' in decision.text
     assert "Merge check: merging the two changes breaks what neither breaks alone:" in decision.text
-    assert "core.py: name 'round_half' is not defined in the merge" in decision.text
+    assert '"core.py": "name \'round_half\' is not defined in the merge"' in decision.text
     detail["mergeCheck"] = {"state": "checking"}
     ProximityAdvisory.objects.filter(pk=advisory.pk).update(detail=detail)
     body = _check(post_json, bob, [[22, 22]]).json()
