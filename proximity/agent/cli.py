@@ -90,6 +90,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, str | None]:
 
 def _check(args: argparse.Namespace) -> int:
     from proximity.agent.edits import PlannedEdit
+    from proximity.agent.elsewhere import edits_elsewhere, elsewhere_decision
     from proximity.agent.hook import check_text
     from proximity.agent.session import AgentSession
 
@@ -100,8 +101,16 @@ def _check(args: argparse.Namespace) -> int:
         print(f"radar: --lines: expected {expected}, got {args.lines!r}", file=sys.stderr)
         return 2
     path = str(Path(args.path).absolute())
-    session = AgentSession.open(path, **_overrides(args))
-    result = session.check([PlannedEdit(path, lines)])
+    # asked as the agent of the current worktree, wherever PATH lies
+    session = AgentSession.open_home(str(Path.cwd()), path, **_overrides(args))
+    edit = PlannedEdit(path, lines)
+    elsewhere = elsewhere_decision(
+        edits_elsewhere(session.worktree, [edit]), session.worktree, session.config.policy
+    )
+    if elsewhere is not None:
+        print(elsewhere.text)
+        return EXIT_ADVISORY
+    result = session.check([edit])
     print(check_text(result, session.config.policy))
     acknowledged = [f.acknowledged for f in result.findings] + [
         d.acknowledged for d in result.drift
@@ -201,11 +210,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(words)
     from proximity.agent.config import ConfigError
     from proximity.agent.errors import ServerError
+    from proximity.agent.ownership import StateDirError
     from proximity.sources.git import GitError
 
     try:
         return _COMMANDS[args.command](args)
-    except (ConfigError, GitError, ServerError) as exc:
+    except (ConfigError, GitError, ServerError, StateDirError) as exc:
         print(f"radar: {exc}", file=sys.stderr)
         return 1
 

@@ -119,12 +119,16 @@ def read_token(token_file: str | None, fallback: str | None = None) -> str | Non
 def _toml(path: Path) -> dict[str, Any]:
     import tomllib  # only when there is a config file
 
+    from proximity.sources.limits import MAX_READ_BYTES, read_bounded
+
+    data = read_bounded(path)
+    if data is None:
+        if not path.exists():
+            return {}
+        raise ConfigError(f"{path}: not a readable file of at most {MAX_READ_BYTES} bytes")
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except FileNotFoundError:
-        return {}
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
 
 

@@ -22,7 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from proximity.agent.warm import FORWARDED_ENV, socket_path
+from proximity.agent.ownership import StateDirError, private_folder
+from proximity.agent.warm import FORWARDED_ENV, socket_path, state_dir
 
 __all__ = ["daemon_command", "daemon_status", "serve"]
 
@@ -129,7 +130,8 @@ def serve(where: str, *, idle_seconds: float | None = None) -> int:
     if idle_seconds is None:
         idle_seconds = float(os.environ.get("RADAR_DAEMON_IDLE") or _DEFAULT_IDLE_S)
     path = Path(where)
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    private_folder(state_dir())
+    private_folder(str(path.parent))
     with path.with_name(path.name + ".lock").open("w", encoding="utf-8") as lock:
         try:
             # One daemon per socket: a second one started by a racing hook leaves at once.
@@ -191,7 +193,11 @@ def daemon_command(action: str, *, socket_override: str | None = None) -> int:
         print("radar: the state folder's path is too long for a Unix socket", file=sys.stderr)
         return 1
     if action == "run":
-        return serve(path)
+        try:
+            return serve(path)
+        except StateDirError as exc:
+            print(f"radar: {exc}", file=sys.stderr)
+            return 1
     reply = _call(path, action)
     if reply is None:
         print(f"not running ({path})")

@@ -80,6 +80,14 @@ def ask(argv: list[str], stdin: str) -> str | None:
     path = socket_path() if enabled() else None
     if path is None:
         return None
+    from proximity.agent.ownership import StateDirError, private_folder, private_socket
+
+    try:
+        private_folder(state_dir())
+    except StateDirError:
+        return None  # answered (and the refusal logged) in this process
+    if os.path.lexists(path) and not private_socket(path):
+        return None  # a socket someone else could answer on: never asked
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         conn.settimeout(_CONNECT_TIMEOUT_S)
