@@ -18,6 +18,7 @@ from proximity.agent import HARNESSES
 __all__ = ["hook_answer", "main"]
 
 EXIT_ADVISORY = 2
+DISTRIBUTION = "overlap-radar"
 
 
 def _server_flags(parser: argparse.ArgumentParser) -> None:
@@ -30,8 +31,26 @@ def _server_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repository", help="repository name on the server")
 
 
+class _Version(argparse.Action):
+    """``--version``: read from the installed distribution only when asked (hooks never are)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print radar's version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version(DISTRIBUTION)
+        except PackageNotFoundError:
+            found = "unknown (not installed as a distribution)"
+        print(f"radar {found} (Python {sys.version.split()[0]})")
+        parser.exit()
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="radar", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True)
     hook = sub.add_parser("hook", help="run as a harness hook (reads its JSON on stdin)")
     hook.add_argument("harness", choices=HARNESSES)
@@ -182,8 +201,17 @@ def _daemon(args: argparse.Namespace) -> int:
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    from proximity.agent.mcp_server import serve
-
+    try:
+        from proximity.agent.mcp_server import serve
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] != "mcp":
+            raise
+        print(
+            "radar: `radar mcp` needs the mcp extra, which is not installed: "
+            "pip install '<the overlap-radar checkout or wheel>[mcp]' (README, Agents in the loop)",
+            file=sys.stderr,
+        )
+        return 1
     return serve(args)
 
 
