@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import stat
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -128,16 +130,18 @@ class _FakeDaemon:
 
 
 @pytest.fixture
-def fake_daemon(
-    _state_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[tuple[str, _FakeDaemon]]:
+def fake_daemon(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, _FakeDaemon]]:
+    # a short state folder: a socket's path holds at most ~100 bytes, pytest's tmp_path may not
+    state = tempfile.mkdtemp(prefix="radar-", dir="/tmp")  # created 0700
     monkeypatch.setenv("RADAR_DAEMON", "1")
+    monkeypatch.setenv("RADAR_STATE_DIR", state)
     path = warm.socket_path()
     assert path is not None
     Path(path).parent.mkdir(mode=0o700, parents=True)
     daemon = _FakeDaemon(path)
     yield path, daemon
     daemon.close()
+    shutil.rmtree(state)
 
 
 def test_a_socket_others_may_connect_to_is_never_asked(
