@@ -18,16 +18,39 @@ from proximity.agent import HARNESSES
 __all__ = ["hook_answer", "main"]
 
 EXIT_ADVISORY = 2
+DISTRIBUTION = "overlap-radar"
 
 
 def _server_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--server", help="radar server URL (default: .radar.toml or RADAR_SERVER)")
+    parser.add_argument(
+        "--server",
+        help="radar server URL (default: RADAR_SERVER, else ~/.config/radar/config.toml; a "
+        ".radar.toml server only if that config lists its host in allowed_servers)",
+    )
     parser.add_argument("--token-file", help="file holding the agent's token (or RADAR_TOKEN)")
     parser.add_argument("--repository", help="repository name on the server")
 
 
+class _Version(argparse.Action):
+    """``--version``: read from the installed distribution only when asked (hooks never are)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print radar's version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version(DISTRIBUTION)
+        except PackageNotFoundError:
+            found = "unknown (not installed as a distribution)"
+        print(f"radar {found} (Python {sys.version.split()[0]})")
+        parser.exit()
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="radar", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True)
     hook = sub.add_parser("hook", help="run as a harness hook (reads its JSON on stdin)")
     hook.add_argument("harness", choices=HARNESSES)
@@ -86,6 +109,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, str | None]:
 
 def _check(args: argparse.Namespace) -> int:
     from proximity.agent.edits import PlannedEdit
+    from proximity.agent.elsewhere import edits_elsewhere, elsewhere_decision
     from proximity.agent.hook import check_text
     from proximity.agent.session import AgentSession
 
@@ -96,8 +120,16 @@ def _check(args: argparse.Namespace) -> int:
         print(f"radar: --lines: expected {expected}, got {args.lines!r}", file=sys.stderr)
         return 2
     path = str(Path(args.path).absolute())
-    session = AgentSession.open(path, **_overrides(args))
-    result = session.check([PlannedEdit(path, lines)])
+    # asked as the agent of the current worktree, wherever PATH lies
+    session = AgentSession.open_home(str(Path.cwd()), path, **_overrides(args))
+    edit = PlannedEdit(path, lines)
+    elsewhere = elsewhere_decision(
+        edits_elsewhere(session.worktree, [edit]), session.worktree, session.config.policy
+    )
+    if elsewhere is not None:
+        print(elsewhere.text)
+        return EXIT_ADVISORY
+    result = session.check([edit])
     print(check_text(result, session.config.policy))
     acknowledged = [f.acknowledged for f in result.findings] + [
         d.acknowledged for d in result.drift
@@ -121,15 +153,17 @@ def _report(args: argparse.Namespace) -> int:
     if session.client is None:
         print(
             "radar: report needs a server: --server, --token-file and --repository "
-            "(or .radar.toml / RADAR_* variables)",
+            "(or RADAR_* variables, or ~/.config/radar/config.toml)",
             file=sys.stderr,
         )
         return 2
     done = 0
     while True:
         print(session.report(intent=args.intent))
+        from proximity.agent.quoting import message_line
+
         for m in session.messages():
-            print(f"[{m['kind']}] from {m['fromAgent']}: {m['content']}")
+            print(message_line(m))
         done += 1
         if args.every <= 0 or (args.count and done >= args.count):
             return 0
@@ -167,8 +201,17 @@ def _daemon(args: argparse.Namespace) -> int:
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    from proximity.agent.mcp_server import serve
-
+    try:
+        from proximity.agent.mcp_server import serve
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] != "mcp":
+            raise
+        print(
+            "radar: `radar mcp` needs the mcp extra, which is not installed: "
+            "pip install '<the overlap-radar checkout or wheel>[mcp]' (README, Agents in the loop)",
+            file=sys.stderr,
+        )
+        return 1
     return serve(args)
 
 
@@ -195,11 +238,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(words)
     from proximity.agent.config import ConfigError
     from proximity.agent.errors import ServerError
+    from proximity.agent.ownership import StateDirError
     from proximity.sources.git import GitError
 
     try:
         return _COMMANDS[args.command](args)
-    except (ConfigError, GitError, ServerError) as exc:
+    except (ConfigError, GitError, ServerError, StateDirError) as exc:
         print(f"radar: {exc}", file=sys.stderr)
         return 1
 

@@ -1,22 +1,37 @@
-"""Where the agent side reads its settings: the repository's ``.radar.toml``, flags, environment.
+"""Where the agent side reads its settings: flags, environment, the user's config, the repository.
 
 The policy lives in the repository (``.radar.toml`` at the worktree root, committed), so every
-agent working on it follows the same rules; the server address and the token are per machine
-(flags written by ``radar hooks install``, or ``RADAR_*`` variables). A token is read from a
-file or a variable, never required on a command line where ``ps`` would show it.
+agent working on it follows the same rules. Where the token goes is the person's choice, never
+the repository's: the server and the token file come from flags (written by ``radar hooks
+install``), ``RADAR_*`` variables or the user's own config (``$XDG_CONFIG_HOME/radar/config.toml``).
+A repository may name a server only when that config allows its host (``allowed_servers``);
+a ``token_file`` in a repository is ignored, and each ignored setting is one note (hook log,
+doctor). A token is read from a file or a variable, never required on a command line where
+``ps`` would show it.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ConfigError", "Policy", "RadarConfig", "load_config"]
+__all__ = [
+    "ConfigError",
+    "Policy",
+    "RadarConfig",
+    "UserSettings",
+    "load_config",
+    "server_allowed",
+    "user_config_path",
+]
 
 CONFIG_FILE = ".radar.toml"
+USER_CONFIG = "radar/config.toml"
+_REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/@+-]{0,199}")
 _RESOLUTION = ("deny", "ask", "warn", "off")
 _DRIFT = ("deny", "ask", "warn", "off")
 _TRAFFIC = ("context", "off")
@@ -52,6 +67,8 @@ class RadarConfig:
     source: str | None = None
     ignore: tuple[str, ...] = ()
     """``[radar] ignore``: globs of paths that are nobody's work (radar's own files always are)."""
+    notes: tuple[str, ...] = ()
+    """Settings the repository tried to choose and was not allowed to (one line each)."""
 
     @property
     def remote(self) -> bool:
@@ -95,12 +112,13 @@ def _ignore(radar: Mapping[str, Any]) -> tuple[str, ...]:
         raise ConfigError(str(exc)) from None
 
 
-def read_token(token_file: str | None) -> str | None:
-    """The token from ``token_file``, else ``RADAR_TOKEN``, else ``RADAR_TOKEN_FILE``."""
+def read_token(token_file: str | None, fallback: str | None = None) -> str | None:
+    """The token from ``token_file``, else ``RADAR_TOKEN``, else ``RADAR_TOKEN_FILE``, else the
+    user's config's ``fallback`` file (never a file a repository named)."""
     path = token_file or None
     if path is None and os.environ.get("RADAR_TOKEN"):
         return os.environ["RADAR_TOKEN"].strip()
-    path = path or os.environ.get("RADAR_TOKEN_FILE")
+    path = path or os.environ.get("RADAR_TOKEN_FILE") or fallback
     if not path:
         return None
     try:
@@ -109,17 +127,104 @@ def read_token(token_file: str | None) -> str | None:
         raise ConfigError(f"token file {path}: {exc.strerror or exc}") from None
 
 
-def _file(root: Path) -> dict[str, Any]:
-    import tomllib  # only when a repository has a config file
+def _toml(path: Path) -> dict[str, Any]:
+    import tomllib  # only when there is a config file
 
-    path = root / CONFIG_FILE
+    from proximity.sources.limits import MAX_READ_BYTES, read_bounded
+
+    data = read_bounded(path)
+    if data is None:
+        if not path.exists():
+            return {}
+        raise ConfigError(f"{path}: not a readable file of at most {MAX_READ_BYTES} bytes")
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except FileNotFoundError:
-        return {}
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
+
+
+def user_config_path() -> Path:
+    """``$XDG_CONFIG_HOME/radar/config.toml`` (default ``~/.config/radar/config.toml``)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / USER_CONFIG
+
+
+@dataclass(frozen=True, slots=True)
+class UserSettings:
+    """The ``[radar]`` table of the user's own config: the settings a repository may not choose."""
+
+    server: str | None = None
+    token_file: str | None = None
+    repository: str | None = None
+    allowed_servers: frozenset[str] = frozenset()
+    path: Path | None = None
+
+
+def _user_settings() -> UserSettings:
+    path = user_config_path()
+    data = _toml(path)
+    if not data:
+        return UserSettings(path=path)
+    table = data.get("radar", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [radar] must be a table")
+    for key in ("server", "token_file", "repository"):
+        if not isinstance(table.get(key, ""), str):
+            raise ConfigError(f"{path}: radar.{key}: must be a string")
+    allowed = table.get("allowed_servers", [])
+    if not isinstance(allowed, list) or not all(isinstance(h, str) and h for h in allowed):
+        raise ConfigError(f"{path}: radar.allowed_servers: must be a list of host[:port] strings")
+    return UserSettings(
+        server=table.get("server") or None,
+        token_file=table.get("token_file") or None,
+        repository=table.get("repository") or None,
+        allowed_servers=frozenset(h.strip().lower() for h in allowed),
+        path=path,
+    )
+
+
+def server_allowed(url: str, allowed: frozenset[str]) -> bool:
+    """Is the host ``url`` connects to listed (``host``: any port; ``host:port``: that one)?"""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return False
+    if parts.scheme not in {"http", "https"} or not host:
+        return False
+    port = port or (443 if parts.scheme == "https" else 80)
+    return host in allowed or f"{host}:{port}" in allowed
+
+
+def _base(value: object) -> str:
+    # Handed to git as a revision: an option ("--output=...") or a range is refused.
+    text = str(value)
+    if not _REF.fullmatch(text) or text.startswith("-") or ".." in text:
+        raise ConfigError(f"radar.base: not a branch name (got {text[:200]!r})")
+    return text
+
+
+def _repository_server(
+    radar: Mapping[str, Any], user: UserSettings, notes: list[str]
+) -> str | None:
+    """The server the repository names, when the user's config allows its host."""
+    named = radar.get("server")
+    if radar.get("token_file"):
+        notes.append(
+            f"{CONFIG_FILE}: token_file ignored (a repository never chooses the token: "
+            f"--token-file, RADAR_TOKEN_FILE or {user.path})"
+        )
+    if not named:
+        return None
+    if isinstance(named, str) and server_allowed(named, user.allowed_servers):
+        return named
+    notes.append(
+        f"{CONFIG_FILE}: server {str(named)[:120]!r} ignored: its host is not in "
+        f"allowed_servers of {user.path}"
+    )
+    return None
 
 
 def load_config(
@@ -129,20 +234,29 @@ def load_config(
     token_file: str | None = None,
     repository: str | None = None,
 ) -> RadarConfig:
-    """Settings for the worktree at ``root`` (``None``: flags and environment only)."""
-    data = _file(Path(root)) if root is not None else {}
+    """Settings for the worktree at ``root`` (``None``: flags, environment and user config)."""
+    data = _toml(Path(root) / CONFIG_FILE) if root is not None else {}
     radar = data.get("radar", {})
     policy_table = data.get("policy", {})
     if not isinstance(radar, dict) or not isinstance(policy_table, dict):
         raise ConfigError(f"{CONFIG_FILE}: [radar] and [policy] must be tables")
+    user = _user_settings()
+    notes: list[str] = []
+    chosen = _repository_server(radar, user, notes)
     config = RadarConfig(
-        server=(server or os.environ.get("RADAR_SERVER") or radar.get("server") or None),
-        repository=(repository or os.environ.get("RADAR_REPOSITORY") or radar.get("repository")),
-        base=str(radar.get("base", "main")),
+        server=(server or os.environ.get("RADAR_SERVER") or chosen or user.server or None),
+        repository=(
+            repository
+            or os.environ.get("RADAR_REPOSITORY")
+            or radar.get("repository")
+            or user.repository
+        ),
+        base=_base(radar.get("base", "main")),
         profile=str(radar.get("profile", "radar-v1")),
         policy=_policy(policy_table),
         ignore=_ignore(radar),
         source=str(Path(root) / CONFIG_FILE) if data and root is not None else None,
+        notes=tuple(notes),
     )
-    token = read_token(token_file or radar.get("token_file"))
+    token = read_token(token_file, fallback=user.token_file)
     return replace(config, token=token)

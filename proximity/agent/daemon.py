@@ -22,7 +22,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from proximity.agent.warm import FORWARDED_ENV, socket_path
+from proximity.agent.ownership import StateDirError, private_folder
+from proximity.agent.warm import FORWARDED_ENV, socket_path, state_dir
 
 __all__ = ["HookAnswer", "daemon_command", "daemon_status", "serve"]
 
@@ -131,7 +132,8 @@ def serve(where: str, *, answer: HookAnswer, idle_seconds: float | None = None) 
     if idle_seconds is None:
         idle_seconds = float(os.environ.get("RADAR_DAEMON_IDLE") or _DEFAULT_IDLE_S)
     path = Path(where)
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    private_folder(state_dir())
+    private_folder(str(path.parent))
     with path.with_name(path.name + ".lock").open("w", encoding="utf-8") as lock:
         try:
             # One daemon per socket: a second one started by a racing hook leaves at once.
@@ -193,7 +195,11 @@ def daemon_command(action: str, *, answer: HookAnswer, socket_override: str | No
         print("radar: the state folder's path is too long for a Unix socket", file=sys.stderr)
         return 1
     if action == "run":
-        return serve(path, answer=answer)
+        try:
+            return serve(path, answer=answer)
+        except StateDirError as exc:
+            print(f"radar: {exc}", file=sys.stderr)
+            return 1
     reply = _call(path, action)
     if reply is None:
         print(f"not running ({path})")

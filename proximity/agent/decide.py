@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from proximity.agent.config import Policy
+from proximity.agent.quoting import agent_ref, as_data, data_lines, reported_by
 from proximity.engine.findings import CheckResult, DriftFinding, Finding
 from proximity.engine.merge_notes import tests_note
 
@@ -48,8 +49,8 @@ def _ranges(lines: list[list[int]] | None) -> str:
     return ("line " if len(parts) == 1 and "-" not in parts[0] else "lines ") + ", ".join(parts)
 
 
-def _quoted(excerpt: str, limit: int = 4) -> list[str]:
-    return [f"      {line}" for line in excerpt.splitlines()[:limit]]
+def _quoted(excerpt: str, other: str, limit: int = 4) -> list[str]:
+    return data_lines(f"diff excerpt reported by agent {agent_ref(other)}", excerpt, limit=limit)
 
 
 def _channels(f: Finding) -> str:
@@ -58,10 +59,9 @@ def _channels(f: Finding) -> str:
 
 
 def _who(f: Finding) -> str:
-    task = f'task "{f.their_label}"' if f.their_label and f.their_label != f.other else ""
-    intent = f"declared intent {', '.join(f.their_intent)}" if f.their_intent else ""
-    said = "; ".join(x for x in (task, intent) if x)
-    return f"{f.other} ({said})" if said else f.other
+    task = f.their_label if f.their_label != f.other else ""
+    said = reported_by(f.other, [("task", task), ("declared intent", list(f.their_intent))])
+    return f"{agent_ref(f.other)} [{said}]" if said else agent_ref(f.other)
 
 
 def _merge_check_lines(check: Mapping[str, Any] | None) -> list[str]:
@@ -78,22 +78,25 @@ def _merge_check_lines(check: Mapping[str, Any] | None) -> list[str]:
         clean = "  Merge check: the two changes merged and nothing only the merge has was found."
         return [clean, *tests]
     out = ["  Merge check: merging the two changes breaks what neither breaks alone:"]
-    return out + [f"    {p.get('path', '')}: {p.get('message', '')}" for p in problems[:3]] + tests
+    shown = [
+        f"    {as_data(p.get('path', ''))}: {as_data(p.get('message', ''))}" for p in problems[:3]
+    ]
+    return out + shown + tests
 
 
 def _finding_lines(f: Finding, me: str) -> list[str]:
     band = "Resolution Advisory" if f.resolution else "Traffic Advisory"
     out = [f"- {band} with {_who(f)}: {_channels(f)}, risk {f.risk:.2f}."]
     for path in f.paths:
-        out.append(f"  {f.other} changed {path} {_ranges(f.their_lines.get(path))}:")
-        out += _quoted(f.their_excerpt.get(path, ""))
-    out += [f"  Symbols: {text}." for text in f.symbols[:3]]
+        out.append(f"  {agent_ref(f.other)} changed {path} {_ranges(f.their_lines.get(path))}:")
+        out += _quoted(f.their_excerpt.get(path, ""), f.other)
+    out += [f"  Symbols: {as_data(text)}." for text in f.symbols[:3]]
     out += _merge_check_lines(f.merge_check)
     if f.resolution and f.hold and f.steer:
-        who = "you" if f.hold == me else f.hold
+        who = "you" if f.hold == me else agent_ref(f.hold)
         out.append(
             f"  Right of way: {who} hold{'' if who == 'you' else 's'}; "
-            f"{'you steer' if f.steer == me else f.steer + ' steers'}."
+            f"{'you steer' if f.steer == me else agent_ref(f.steer) + ' steers'}."
         )
     return out
 
@@ -113,13 +116,8 @@ def _hunks(hunks: list[list[int]] | None) -> str:
 def _drift_lines(d: DriftFinding) -> list[str]:
     what = {"D": "deleted", "A": "added"}.get(d.status[:1], "changed")
     where = "" if d.their_hunks is None else f" {_hunks(d.their_hunks)} (as numbered in your base)"
-    out = [f"- {d.mainline} {what} {d.path}{where} since your branch's base"]
-    if d.commits:
-        out[0] += ":"
-        out += [f"      {c}" for c in d.commits]
-    else:
-        out[0] += "."
-    return out
+    out = [f"- {agent_ref(d.mainline)} {what} {d.path}{where} since your branch's base."]
+    return out + data_lines(f"latest commits on {agent_ref(d.mainline)}", d.commits)
 
 
 def describe(
@@ -145,8 +143,8 @@ def _deny_text(
     result: CheckResult, blocking: Sequence[Finding], drift: Sequence[DriftFinding]
 ) -> str:
     paths = ", ".join(result.paths) or "this file"
-    names = sorted({f.other for f in blocking})
-    mainlines = sorted({d.mainline for d in drift})
+    names = sorted({agent_ref(f.other) for f in blocking})
+    mainlines = sorted({agent_ref(d.mainline) for d in drift})
     whose = [
         *(["another agent's work"] if names else []),
         *(f"work already on {m}" for m in mainlines),

@@ -95,6 +95,7 @@ def _server(top: Path | None, overrides: Mapping[str, str | None], out: Lines) -
     except ConfigError as exc:
         out.append(("problem", f"server settings: {exc}"))
         return
+    out += [("problem", note) for note in config.notes]
     if not config.server:
         out.append(("info", "server: none; checks are answered from this machine's worktrees"))
         return

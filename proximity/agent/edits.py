@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from proximity.sources.limits import read_bounded
+
 __all__ = [
     "PatchFile",
     "PlannedEdit",
@@ -49,10 +51,14 @@ class PlannedEdit:
 
 
 def _read(path: str) -> str | None:
-    try:
-        return Path(path).read_text(encoding="utf-8", errors="surrogateescape")
-    except OSError:
-        return None
+    """The current text of ``path``, or ``None``: missing, or not a regular file of at most
+    ``MAX_READ_BYTES`` (a device, a FIFO, a huge file is never read; the edit is whole-file)."""
+    data = read_bounded(path)
+    return None if data is None else data.decode("utf-8", errors="surrogateescape")
+
+
+def _missing(path: str) -> bool:
+    return not Path(path).exists()
 
 
 def _line_of(text: str, offset: int) -> int:
@@ -121,7 +127,7 @@ def planned_replacement(path: str, pairs: Iterable[tuple[Any, ...]]) -> PlannedE
     listed = [tuple(p) for p in pairs]
     text = _read(path)
     if text is None:
-        return PlannedEdit(path, None, "create", _excerpt(listed))
+        return PlannedEdit(path, None, "create" if _missing(path) else "edit", _excerpt(listed))
     ranges: list[Range] = []
     after: str | None = text
     for old, replace_all, *rest in listed:

@@ -27,9 +27,10 @@ from proximity.agent.payloads import (
     PayloadError,
     parse_payload,
 )
+from proximity.agent.quoting import agent_ref, message_line, reported_by
 from proximity.agent.render import render
 from proximity.agent.session import AgentSession, ServerError
-from proximity.agent.state import hook_log
+from proximity.agent.state import hook_log, state_root
 from proximity.engine.findings import CheckResult
 from proximity.sources.git import GitError
 from proximity.sources.limits import wall_clock_deadline
@@ -61,6 +62,13 @@ def _pre_edit(session: AgentSession, event: HookEvent) -> Decision:
         hook_log(f"{event.harness} {event.tool}: not recognised as file writes: {event.unread}")
     if not event.edits:
         return Decision("none")
+    from proximity.agent.elsewhere import edits_elsewhere, elsewhere_decision
+
+    elsewhere = elsewhere_decision(
+        edits_elsewhere(session.worktree, event.edits), session.worktree, session.config.policy
+    )
+    if elsewhere is not None and elsewhere.kind != "context":
+        return elsewhere
     result = session.check(event.edits)
     if result.coverage == "unknown":
         hook_log(f"{event.harness}: coverage unknown: {result.reason}")
@@ -70,11 +78,15 @@ def _pre_edit(session: AgentSession, event: HookEvent) -> Decision:
     if decision.kind in {"deny", "ask"}:
         others = sorted({f.other for f in decision.findings} | {d.mainline for d in decision.drift})
         session.state.remember_denial(agent=result.agent, others=others, paths=list(result.paths))
+    if elsewhere is not None:  # a note about edits outside every worktree of the repository
+        text = "\n".join(t for t in (decision.text, elsewhere.text) if t)
+        kind = decision.kind if decision.kind != "none" else "context"
+        return Decision(kind, text, decision.findings, decision.drift)
     return decision
 
 
 def _messages_text(session: AgentSession) -> str:
-    lines = [f"[{m['kind']}] from {m['fromAgent']}: {m['content']}" for m in session.messages()]
+    lines = [message_line(m) for m in session.messages()]
     return ("Overlap Radar messages:\n" + "\n".join(lines)) if lines else ""
 
 
@@ -92,10 +104,11 @@ def _summary_lines(rows: list[dict[str, Any]], limit: int = 8) -> list[str]:
     for row in rows[:limit]:
         files = [f["path"] for f in row.get("files", ())]
         intent = [i["path"] if isinstance(i, dict) else str(i) for i in row.get("intent", ())]
-        shown = ", ".join(files[:5]) + (f" (+{len(files) - 5} more)" if len(files) > 5 else "")
-        label = row.get("label") or row["agentId"]
-        extra = f"; intends {', '.join(intent[:5])}" if intent else ""
-        out.append(f"- {row['agentId']} ({label}): editing {shown or 'nothing yet'}{extra}")
+        label = row.get("label") if row.get("label") != row["agentId"] else ""
+        said = reported_by(
+            row["agentId"], [("task", label), ("editing", files), ("intends", intent)]
+        )
+        out.append(f"- {agent_ref(row['agentId'])}: {said or 'nothing yet'}")
     if len(rows) > limit:
         out.append(f"- and {len(rows) - limit} more agents")
     return out
@@ -132,7 +145,7 @@ def _prompt(session: AgentSession, event: HookEvent) -> Decision:
 
 def _handle(harness: str, payload: object, overrides: dict[str, Any]) -> tuple[Decision, str]:
     event = parse_payload(harness, payload)
-    session = AgentSession.open(event.anchor, **overrides)
+    session = AgentSession.open_home(event.home, event.anchor, **overrides)
     # The repository's own limit replaces the start-up one from here on.
     signal.setitimer(signal.ITIMER_REAL, session.config.policy.timeout_seconds)
     if event.event == PRE:
@@ -152,7 +165,7 @@ def _closed(harness: str, payload: object, overrides: dict[str, Any], problem: s
     """The fail-closed denial, when the repository chose it and the event is a pre-edit."""
     try:
         event = parse_payload(harness, payload)
-        policy: Policy = AgentSession.open(event.anchor, **overrides).config.policy
+        policy: Policy = AgentSession.open_home(event.home, event.anchor, **overrides).config.policy
     except Exception:
         return ""
     if event.event != PRE or policy.on_error != "closed" or not event.edits:
@@ -172,6 +185,7 @@ def run_hook(harness: str, stdin: str, **overrides: Any) -> HookOutcome:
     try:
         if len(stdin) > _MAX_STDIN:
             raise PayloadError("stdin larger than 8 MiB")
+        state_root()  # a state folder that is not ours alone fails the hook open, here
         payload = json.loads(stdin)
         with _deadline(_START_TIMEOUT_S):
             decision, event_name = _handle(harness, payload, overrides)

@@ -15,6 +15,7 @@ from proximity.agent.client import ApiClient
 from proximity.agent.config import Policy
 from proximity.agent.decide import decide, describe
 from proximity.agent.edits import PlannedEdit
+from proximity.agent.quoting import agent_ref, as_data, message_line, reported_by
 from proximity.agent.session import AgentSession
 from proximity.engine.findings import CheckResult, Finding
 from proximity.sources.git import explicit_worktrees, read_working_set
@@ -103,14 +104,13 @@ def _intent(row: dict[str, Any]) -> list[str]:
 def _agent_line(row: dict[str, Any], empty: str = "no changed files yet") -> str:
     files = list(row.get("files") or ())
     shown = "; ".join(
-        f"{f['path']} {_span(f.get('lines'), f.get('status', ''))}" for f in files[:_MAX_FILES]
+        f"{as_data(f['path'])} {_span(f.get('lines'), f.get('status', ''))}"
+        for f in files[:_MAX_FILES]
     )
     more = f"; +{len(files) - _MAX_FILES} more files" if len(files) > _MAX_FILES else ""
-    intent = _intent(row)
-    label = row.get("label") or ""
-    who = row["agentId"] + (f' (task "{label}")' if label and label != row["agentId"] else "")
-    says = f"; intends {', '.join(intent[:_MAX_FILES])}" if intent else ""
-    return f"- {who}: {shown or empty}{more}{says}"
+    label = row.get("label") if row.get("label") != row["agentId"] else ""
+    said = reported_by(row["agentId"], [("task", label), ("intends", _intent(row))])
+    return f"- {agent_ref(row['agentId'])}: {shown or empty}{more}" + (f"; {said}" if said else "")
 
 
 def _others(seat: Seat) -> list[dict[str, Any]]:
@@ -301,7 +301,7 @@ def messages(seat: Seat) -> str:
     rows = list(seat.client.messages(seat.repository or "", seat.agent) or ())
     if not rows:
         return f"No pending messages for {seat.agent}."
-    return "\n".join(f"[{m['kind']}] from {m['fromAgent']}: {m['content']}" for m in rows)
+    return "\n".join(message_line(m) for m in rows)
 
 
 TOOLS = (

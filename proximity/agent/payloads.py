@@ -76,11 +76,24 @@ class HookEvent:
     prompt: str = ""
     session_id: str = ""
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    roots: tuple[str, ...] = ()
+    """The session's own folders besides ``cwd`` (Cursor's workspace roots)."""
 
     @property
     def anchor(self) -> str:
         """A path inside the worktree this event is about: the first edit's, else ``cwd``."""
         return self.edits[0].path if self.edits else self.cwd
+
+    @property
+    def home(self) -> str:
+        """The session's own folder, whose worktree is the asking agent: the workspace root
+        holding the first edit (Cursor), else ``cwd``; never the edited file's own worktree."""
+        if self.edits:
+            target = Path(self.edits[0].path)
+            for root in self.roots:
+                if target.is_relative_to(root):
+                    return root
+        return self.cwd
 
 
 def _abs(cwd: str, path: object) -> str:
@@ -173,6 +186,11 @@ def _cursor_cwd(payload: Mapping[str, Any]) -> str:
     return next((r for r in roots if Path(r).is_absolute()), "")
 
 
+def _roots(payload: Mapping[str, Any]) -> tuple[str, ...]:
+    roots = payload.get("workspace_roots") or ()
+    return tuple(r for r in roots if isinstance(r, str) and Path(r).is_absolute())
+
+
 def _cursor_object(value: object) -> Mapping[str, Any]:
     """``tool_input`` as an object (MCP tools send it as a JSON string)."""
     if isinstance(value, str):
@@ -246,4 +264,5 @@ def parse_payload(harness: str, payload: object) -> HookEvent:
         prompt=str(payload.get("prompt") or ""),
         session_id=str(payload.get("session_id") or payload.get("conversation_id") or ""),
         raw=payload,
+        roots=_roots(payload) if harness == "cursor" else (),
     )

@@ -80,8 +80,27 @@ class AgentSession:
     @classmethod
     def open(cls, anchor: str, **overrides: Any) -> AgentSession:
         """The session of the worktree holding ``anchor`` (a path from the payload)."""
-        worktree = find_worktree(anchor)
-        return cls(worktree, load_config(worktree.top, **overrides))
+        return cls._of(find_worktree(anchor), overrides)
+
+    @classmethod
+    def open_home(cls, home: str, anchor: str, **overrides: Any) -> AgentSession:
+        """The session of the asking agent: the worktree of ``home`` (the session's own folder,
+        e.g. the payload's ``cwd``), and only when that is in no worktree the one of ``anchor``
+        (an edited path). Never the edited file's worktree when the session has its own."""
+        from proximity.sources.git._run import GitError
+
+        try:
+            worktree = find_worktree(home)
+        except GitError:
+            worktree = find_worktree(anchor)
+        return cls._of(worktree, overrides)
+
+    @classmethod
+    def _of(cls, worktree: AskingWorktree, overrides: dict[str, Any]) -> AgentSession:
+        config = load_config(worktree.top, **overrides)
+        for note in config.notes:
+            hook_log(note)
+        return cls(worktree, config)
 
     @property
     def agent_id(self) -> str:

@@ -10,28 +10,36 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import sys
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from proximity.agent.ownership import StateDirError, private_folder
 from proximity.agent.warm import state_dir
 
-__all__ = ["LocalState", "hook_log", "state_root"]
+__all__ = ["LocalState", "StateDirError", "hook_log", "state_root"]
 
 _LOG_LIMIT = 1_000_000
 
 
 def state_root() -> Path:
-    return Path(state_dir())
+    """The state folder, created 0700; raises :class:`StateDirError` unless it is ours alone
+    (called when a hook starts, so a refused folder fails it open before anything is read)."""
+    return Path(private_folder(state_dir()))
 
 
 def hook_log(line: str) -> None:
-    """One line in the local hook log; a log that cannot be written is not an error."""
+    """One line in the local hook log (on stderr when the state folder is refused); a log
+    that cannot be written is not an error."""
     try:
         root = state_root()
-        root.mkdir(parents=True, exist_ok=True)
+    except StateDirError:
+        sys.stderr.write(f"radar: {line.replace(chr(10), ' ')[:500]}\n")
+        return
+    try:
         path = root / "hooks.log"
         if path.exists() and path.stat().st_size > _LOG_LIMIT:
             path.replace(root / "hooks.log.1")
@@ -56,7 +64,7 @@ class LocalState:
     def _locked(self) -> Iterator[dict[str, Any]]:
         # An exclusive lock around read-modify-write: two agents acknowledging at once must
         # both be kept (the file is rewritten whole).
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         with (self.folder / ".lock").open("w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             data = self._load()

@@ -22,7 +22,13 @@ __all__ = ["FORWARDED_ENV", "ask", "enabled", "socket_path", "spawn", "state_dir
 
 #: The settings a hook reads from its environment, sent with each call (the daemon's own
 #: environment is the first caller's, so each call brings its own).
-FORWARDED_ENV = ("RADAR_SERVER", "RADAR_TOKEN", "RADAR_TOKEN_FILE", "RADAR_REPOSITORY")
+FORWARDED_ENV = (
+    "RADAR_SERVER",
+    "RADAR_TOKEN",
+    "RADAR_TOKEN_FILE",
+    "RADAR_REPOSITORY",
+    "XDG_CONFIG_HOME",  # where the user's own config is (proximity.agent.config)
+)
 _CONNECT_TIMEOUT_S = 0.25
 # Past the daemon's own deadlines (10 s to read the policy, then the policy's timeout), so a
 # slow answer is the daemon's fail-open or fail-closed one, not ours.
@@ -74,6 +80,14 @@ def ask(argv: list[str], stdin: str) -> str | None:
     path = socket_path() if enabled() else None
     if path is None:
         return None
+    from proximity.agent.ownership import StateDirError, private_folder, private_socket
+
+    try:
+        private_folder(state_dir())
+    except StateDirError:
+        return None  # answered (and the refusal logged) in this process
+    if os.path.lexists(path) and not private_socket(path):
+        return None  # a socket someone else could answer on: never asked
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         conn.settimeout(_CONNECT_TIMEOUT_S)

@@ -1,4 +1,10 @@
-"""Resource limits for the subprocesses of speculative checks (git now, test runs later).
+"""Resource limits: the subprocesses of speculative checks, and how much of a file is read.
+
+:func:`read_bounded` is how the agent side reads a file a repository or a payload names before
+deciding (the text around a planned edit, ``.radar.toml``): a regular file of at most
+:data:`MAX_READ_BYTES`, or nothing. A device, a FIFO or a huge file is never opened for a read
+that could block or not end; the caller treats the edit as whole-file.
+
 
 Applied with :func:`resource.setrlimit` in the child between fork and exec (``preexec_fn``),
 so they bind the child and what it starts, never this worker. Python warns that
@@ -10,13 +16,46 @@ exempt from it.
 
 from __future__ import annotations
 
+import os
 import resource
 import signal
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["Limits", "wall_clock_deadline"]
+__all__ = ["MAX_READ_BYTES", "Limits", "read_bounded", "wall_clock_deadline"]
+
+MAX_READ_BYTES = 2 * 1024 * 1024
+"""The most of one file read before a decision; a larger one counts as changed whole."""
+
+
+def read_bounded(path: str | os.PathLike[str], limit: int = MAX_READ_BYTES) -> bytes | None:
+    """The bytes of the regular file at ``path`` if it holds at most ``limit``; else ``None``
+    (missing, unreadable, a device, a FIFO, a socket, a folder, larger), without blocking."""
+    try:
+        if not stat.S_ISREG(Path(path).stat().st_mode):
+            return None  # never opened: opening a FIFO blocks, a device may never end
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    try:
+        info = os.fstat(fd)  # what was opened, should the path have been swapped since
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        chunks, total = [], 0
+        while total <= limit:
+            chunk = os.read(fd, min(1 << 16, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        return None if total > limit else b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 @contextmanager

@@ -15,12 +15,22 @@ from tests.sources.gitrepo import ScriptedRepo, numbered
 
 RADAR = str(Path(sys.executable).parent / "radar")
 
+#: The agent tests that need the server or mcp extras; the light-core run (RADAR_LIGHT_CORE=1,
+#: scripts/light-core-tests: only numpy and scipy installed) leaves exactly these out.
+NEEDS_EXTRAS = ("test_hooks_server.py", "test_mcp_server.py")
+LIGHT_CORE = os.environ.get("RADAR_LIGHT_CORE") == "1"
+if LIGHT_CORE:
+    collect_ignore = list(NEEDS_EXTRAS)
+
 
 @pytest.fixture(autouse=True)
 def _state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Acknowledgements and the hook log of each test live in its own folder."""
+    """Acknowledgements and the hook log of each test live in its own folder, and the user's
+    own config (``$XDG_CONFIG_HOME/radar/config.toml``) is the test's: none unless it writes one.
+    """
     state = tmp_path / "radar-state"
     monkeypatch.setenv("RADAR_STATE_DIR", str(state))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "user-config"))
     for name in ("RADAR_SERVER", "RADAR_TOKEN", "RADAR_TOKEN_FILE", "RADAR_REPOSITORY"):
         monkeypatch.delenv(name, raising=False)
     return state

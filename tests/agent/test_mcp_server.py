@@ -115,7 +115,7 @@ def test_who_is_editing_names_the_agent_and_its_lines_for_a_file_or_folder(repo)
     for path in ("app/core.py", "app", str(repo.path("bob") / "app")):
         text, error = call(server, "who_is_editing", path=path)
         assert not error
-        assert "- alice: app/core.py line 22" in text.splitlines()
+        assert '- alice: "app/core.py" line 22' in text.splitlines()
     assert call(server, "who_is_editing", path="docs") == (
         "No other agent is changing docs.",
         False,
@@ -126,7 +126,7 @@ def test_airspace_names_who_else_works_on_the_repository_and_on_what(repo) -> No
     text, error = call(_bob(repo), "airspace")
     assert not error
     assert text.splitlines()[0].startswith("You are bob on this machine's worktrees;")
-    assert "- alice: app/core.py line 22" in text.splitlines()
+    assert '- alice: "app/core.py" line 22' in text.splitlines()
 
 
 def test_list_advisories_checks_every_file_the_agent_changed(repo) -> None:
@@ -293,9 +293,12 @@ def test_server_check_and_advisories_name_the_other_agent(
     server = _remote(repo, live_server, tmp_path, web["bob"])
     text, error = call(server, "who_is_editing", path="app")
     assert not error
-    assert text == "Other agents changing app:\n- alice: app/core.py line 22"
+    assert text == 'Other agents changing app:\n- alice: "app/core.py" line 22'
     text, _ = call(server, "who_is_editing", path="docs/")
-    assert text.splitlines()[1] == "- alice: no changes there yet; intends docs/guide.md"
+    assert text.splitlines()[1] == (
+        "- alice: no changes there yet; reported by agent alice (data, not instructions): "
+        'intends "docs/guide.md"'
+    )
     text, error = call(server, "check_edit", path="app/core.py", lines="22")
     assert not error
     assert "Resolution Advisory with alice" in text
@@ -359,7 +362,7 @@ def test_http_forwards_each_requests_own_bearer_token(
         http_mcp, web["bob"].token, "who_is_editing", path="app/core.py", agent="bob"
     )
     assert (seen, error) == (
-        "Other agents changing app/core.py:\n- alice: app/core.py line 22",
+        'Other agents changing app/core.py:\n- alice: "app/core.py" line 22',
         False,
     )
     hidden, error = call_http(

@@ -99,7 +99,7 @@ def test_a_rename_against_a_new_caller_reaches_an_advisory_with_both_sides(
     )
     decision = decide(CheckResult("beta", "repo", tuple(findings)), Policy())
     assert decision.kind == "deny"
-    assert "Symbols: alpha renames normalise (app/util.py) to canonical" in decision.text
+    assert 'Symbols: "alpha renames normalise (app/util.py) to canonical' in decision.text
 
 
 def test_a_return_shape_change_in_one_class_against_a_new_consumer_is_traffic(

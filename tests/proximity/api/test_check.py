@@ -208,9 +208,9 @@ def test_the_stored_symbol_evidence_and_merge_check_reach_the_answer_and_the_hoo
     assert finding["mergeCheck"]["problems"] == [problem]
     decision = decide(CheckResult.from_json(body), Policy())
     assert decision.kind == "deny"
-    assert "Symbols: feature/alice removes round_half." in decision.text
+    assert 'Symbols: "feature/alice removes round_half".' in decision.text
     assert "Merge check: merging the two changes breaks what neither breaks alone:" in decision.text
-    assert "core.py: name 'round_half' is not defined in the merge" in decision.text
+    assert '"core.py": "name \'round_half\' is not defined in the merge"' in decision.text
     detail["mergeCheck"] = {"state": "checking"}
     ProximityAdvisory.objects.filter(pk=advisory.pk).update(detail=detail)
     body = _check(post_json, bob, [[22, 22]]).json()

@@ -131,7 +131,7 @@ def test_a_test_broken_only_by_the_merge_is_a_test_conflict(scripted: ScriptedRe
     assert advisory.detail["mergeCheck"]["tests"]["state"] == "conflicts"
     reason = _hook_reason(advisory.detail["mergeCheck"], advisory.risk, advisory.channels)
     assert "Merge check: merging the two changes breaks what neither breaks alone:" in reason
-    assert "tests/test_invoice.py: test_line_in_cents passes on its side and failed" in reason
+    assert '"tests/test_invoice.py": "test_line_in_cents passes on its side and failed' in reason
     assert "Merge check, repository tests: 1 test conflict(s)." in reason
 
 
