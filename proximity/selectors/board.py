@@ -23,7 +23,12 @@ from proximity.models import (
     WorkingSetSnapshot,
 )
 from proximity.selectors.adjudications import principal_for_user
-from proximity.selectors.advisories import advisory_list, repository_get, repository_list
+from proximity.selectors.advisories import (
+    advisory_get,
+    advisory_list,
+    repository_get,
+    repository_list,
+)
 from proximity.selectors.airspace import latest_scan
 from proximity.selectors.board_records import (
     AgentPoint,
@@ -39,6 +44,7 @@ from proximity.selectors.board_tasks import board_task_cards
 __all__ = [
     "COLUMNS",
     "board_agent_ids",
+    "board_card",
     "board_cards",
     "board_repositories",
     "board_scene",
@@ -223,7 +229,7 @@ def _card(a: ProximityAdvisory, told: dict[str, str]) -> Card:
         hold=a.hold.agent_id if a.hold else None,
         steer=a.steer.agent_id if a.steer else None,
         told=told,
-        open_url=reverse("admin:proximity_proximityadvisory_change", args=[a.pk]),
+        open_url=reverse("admin:proximity_proximityadvisory_pair", args=[a.pk]),
         symbols=[str(s.get("text", "")) for s in detail.get("symbols") or [] if s.get("text")],
         merge_check=dict(detail.get("mergeCheck") or {}),
     )
@@ -255,3 +261,11 @@ def board_cards(
         told = _told([a.pk for a in page])
         out[column] = (sel.count(), [_card(a, told.get(a.pk, {})) for a in page])
     return out
+
+
+def board_card(principal: Principal | None, advisory_id: int) -> Card | None:
+    """One visible advisory as its card (the pair page's content); ``None`` when not visible."""
+    advisory = advisory_get(principal, advisory_id)
+    if advisory is None:
+        return None
+    return _card(advisory, _told([advisory.pk]).get(advisory.pk, {}))
