@@ -118,10 +118,9 @@ class OverlapAdvisoryAdmin(ReadOnlyAdmin):
         return TemplateResponse(request, "admin/proximity/desk_disagreements.html", context)
 
     def pair_view(self, request: HttpRequest, pk: int) -> HttpResponse:
-        """The pair as a lead reads it. Scores follow the desk's rule: a reviewer (may label,
-        not a superuser) sees the records only, so a later label stays blind."""
-        if not self.has_view_permission(request):
-            raise PermissionDenied
+        """The pair as a lead reads it, for any board user (staff) whose principal sees both
+        records, as the board's card. Scores follow the desk's rule: a reviewer (may label, not
+        a superuser) sees the records only, so a later label stays blind."""
         user = request.user
         can_label = user.has_perm("proximity.add_adjudication")
         scores = bool(user.is_superuser or not can_label)

@@ -163,13 +163,14 @@ def card_view(card: Card) -> html.Article:
                     html.Span(f" risk {card.risk:.2f} · {TREND.get(card.trend, 'steady')}"),
                 ]
             ),
+            # First under the title: a long card must not push its actions below the fold.
+            html.Div(buttons, className="actions"),
             _side(card.agent_a, card.task_a, card.intent_a),
             _side(card.agent_b, card.task_b, card.intent_b),
             html.Ul([_file(f, card.agent_a, card.agent_b) for f in card.files], className="files"),
             html.P(f"Channels: {channels_text(card.channels)}"),
             *_semantic(card),
             *_right_of_way(card),
-            html.Div(buttons, className="actions"),
         ],
         id=f"card-{card.id}",
         className=f"card band-{card.band}",

@@ -157,8 +157,8 @@ def board_scene(
     agents = [
         _agent_point(p, labels.get(p["agentId"], ""))
         for p in result.get("positions", [])
-        if recent is None or p["agentId"] in recent
-    ]
+        if (recent is None or p["agentId"] in recent) and p["agentId"] != repo.base_branch
+    ]  # the base branch's worktree is the mainline, never an agent (a scan from before this)
     files = [FilePoint(path, *xyz[:3]) for path, xyz in result.get("fileCoordinates", {}).items()]
     snaps = WorkingSetSnapshot.objects.filter(
         pk__in=scan.snapshot_ids if scan and files_of else [], agent__agent_id=files_of

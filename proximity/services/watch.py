@@ -64,7 +64,12 @@ def _watcher(repo: Repository) -> Principal:
 
 def _report_all(repo: Repository, airspace: RepoAirspace, now: datetime) -> int:
     shared = _shared_paths(airspace)
-    readable = [ws for ws in airspace.working_sets if ws.merge_base is not None]
+    # The base branch's own worktree (the main checkout) is the mainline, not an agent.
+    readable = [
+        ws
+        for ws in airspace.working_sets
+        if ws.merge_base is not None and ws.branch != repo.base_branch
+    ]
     for ws in readable:
         agent = ws.to_agent_json()
         excerpts = diff_excerpts(ws.path, ws.merge_base or "", shared & {f.path for f in ws.files})

@@ -8,8 +8,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from proximity.services.demo import DEMO_REPOSITORY, demo_airspace_seed
 from proximity.selectors.board import board_cards
+from proximity.services.demo import DEMO_REPOSITORY, demo_airspace_seed
 from tests.proximity.admin.factories import make_adjudicator
 from tests.proximity.dashboard.test_task_column import scored_pair
 
@@ -37,7 +37,8 @@ def test_a_lead_reads_both_records_the_evidence_in_sentences_and_a_percentage(
     page = client.get(_pair_url(pair)).content.decode()
     assert "Duplicate probability 88%" in page
     assert not LONG_FLOAT.search(page)  # no raw stored float anywhere
-    assert "S-1@1" in page and "S-2@1" in page
+    assert "S-1@1" in page
+    assert "S-2@1" in page
     assert page.count("make refunds round half-even") == 2  # both objectives, side by side
     assert "The two records read alike (cosine 0.91): strongly raises the probability" in page
     assert "The deliverables are the same text: strongly raises the probability" in page
@@ -51,7 +52,8 @@ def test_a_reviewer_sees_the_records_but_no_score_so_labels_stay_blind(client, l
     response = client.get(_pair_url(pair))
     assert response.status_code == 200
     page = response.content.decode()
-    assert "S-1@1" in page and "make refunds round half-even" in page
+    assert "S-1@1" in page
+    assert "make refunds round half-even" in page
     for secret in ("88%", "probability", "4242", "cosine", "secret_score_feature"):
         assert secret not in page
     assert "without any score or rank (blind review)" in page
@@ -85,7 +87,8 @@ def test_open_pair_on_an_agent_card_leads_to_both_agents_side_by_side(
     response = client.get(card.open_url)
     assert response.status_code == 200
     page = response.content.decode()
-    assert card.agent_a in page and card.agent_b in page
+    assert card.agent_a in page
+    assert card.agent_b in page
     assert f"Risk {card.risk:.2f} of 1" in page
     assert not LONG_FLOAT.search(page)
     assert "(strength" in page  # the channels in sentences

@@ -144,3 +144,13 @@ def test_agents_the_watcher_finds_are_held_so_no_api_caller_reports_under_them(
     repository_watch_tick(repository_id=repo.pk)  # the watcher still reads it
     alpha.refresh_from_db()
     assert alpha.principal == partial.principal
+
+
+def test_the_main_checkout_is_the_mainline_not_an_agent(watched) -> None:
+    _scripted, repo = watched
+    outcome = repository_watch_tick(repository_id=repo.pk)
+    agents = set(WorkingSetSnapshot.objects.values_list("agent__agent_id", flat=True))
+    assert "main" not in agents
+    assert outcome.agents == len(agents) >= 3
+    scan = scan_run(repository_id=repo.pk)
+    assert "main" not in {p["agentId"] for p in scan.result["positions"]}
