@@ -79,9 +79,9 @@ def _summary_cards(held_total: int, shadow_total: int) -> list[TaskCard]:
         cards.append(_notice(-(10**13), "held-back", text, held_total))
     if shadow_total:
         text = (
-            f"{shadow_total} pair(s) stored shadow-only: their review policy is not frozen with "
-            "documented limits (requirement 70), so they are not delivered here; they stay in "
-            "the adjudication desk for shadow evaluation"
+            f"{shadow_total} pair(s) not shown: the settings that found them were never "
+            "approved with their limits written down, so they are kept for evaluation in the "
+            "adjudication desk only"
         )
         cards.append(_notice(-(10**13) - 1, "shadow", text, shadow_total))
     return cards
