@@ -165,6 +165,23 @@ def test_tooltips_and_legend_stay_inside_the_scene(board_server, crowded, page, 
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_link_shows_its_details_when_the_pointer_is_near_its_middle(
+    board_server, crowded, page, size
+):
+    _open(page, board_server, size)
+    labels = _labels(page)
+    (x1, y1), (x2, y2) = _diamond(labels["cart-ui"]), _diamond(labels["cart-promo"])
+    x, y = (x1 + x2) / 2 + 5, (y1 + y2) / 2 + 4  # a few pixels off the line's middle
+    for dx in (3, 1, 0):
+        page.mouse.move(x + dx, y)
+        page.wait_for_timeout(150)
+    page.wait_for_selector("#airspace g.hovertext", timeout=5000)
+    tip = page.locator("#airspace g.hovertext").first.text_content()
+    assert "cart-promo ↔ cart-ui" in tip
+    assert "cart-ui holds; cart-promo steers clear" in tip
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_no_main_checkout_agent_and_acknowledge_is_above_the_fold(
     board_server, crowded, page, size
 ):
@@ -202,6 +219,12 @@ def test_the_task_column_puts_the_likely_pair_first_and_folds_the_rest(
     summary.click()  # one click opens the group
     assert page.locator("#tasks-possible .card").first.is_visible()
     assert page.locator("#tasks-possible .card").count() == 40
+    # A refresh of the kanban (here: an acknowledgement) keeps the opened group open.
+    page.locator("#col-resolution .card button.ack").first.click()
+    page.wait_for_selector("#ack-status:has-text('acknowledged')")
+    page.wait_for_selector("#col-acknowledged .card")
+    assert page.locator("#tasks-possible").get_attribute("open") is not None
+    assert page.locator("#tasks-possible .card").first.is_visible()
     texts = page.locator("#tasks-possible .card .evidence").all_inner_texts()
     assert "N-39@1" in page.locator("#tasks-possible .card").first.inner_text()  # most probable
     assert len(texts) == 40
