@@ -158,7 +158,7 @@ def full_refresh_bytes(url: str) -> list[int]:
     ]
     calls = [
         (
-            "..airspace.figure...coverage.children...scene-key.data..",
+            "..airspace.figure...coverage.children...coverage.className...scene-key.data..",
             [
                 *filters,
                 {"id": "selected-agent", "property": "data", "value": None},

@@ -2,7 +2,12 @@
 // Enter/Space on buttons and links keep their native behaviour (acknowledge, open the pair).
 (function () {
   "use strict";
-  function cardsOf(column) { return Array.from(column.querySelectorAll(".card")); }
+  // Cards in a folded group (the task column's "possible" pairs) cannot take focus: skip them.
+  function cardsOf(column) {
+    return Array.from(column.querySelectorAll(".card")).filter(function (c) {
+      return c.offsetParent !== null;
+    });
+  }
   document.addEventListener("keydown", function (event) {
     var card = event.target.closest && event.target.closest(".card");
     if (!card || event.target !== card) { return; }

@@ -6,6 +6,11 @@ board use (docs/DECISIONS.md: superusers get no bypass).
 
 from __future__ import annotations
 
+from django.contrib import admin
+
 from proximity.admin import desk, inspect
 
 __all__ = ["desk", "inspect"]
+
+admin.site.site_header = "Overlap Radar administration"
+admin.site.site_title = "Overlap Radar"

@@ -31,6 +31,7 @@ from proximity.selectors.adjudications import (
     principal_for_user,
     visible_overlap_advisories,
 )
+from proximity.selectors.pair_pages import overlap_pair_page
 from proximity.services.adjudications import adjudication_record
 
 __all__ = ["LabelForm", "OverlapAdvisoryAdmin"]
@@ -81,6 +82,7 @@ class OverlapAdvisoryAdmin(ReadOnlyAdmin):
                 name="proximity_overlapadvisory_disagreements",
             ),
             path("<int:pk>/label/", view(self.label_view), name="proximity_overlapadvisory_label"),
+            path("<int:pk>/pair/", view(self.pair_view), name="proximity_overlapadvisory_pair"),
             *super().get_urls(),
         ]
 
@@ -114,6 +116,20 @@ class OverlapAdvisoryAdmin(ReadOnlyAdmin):
         rows = disagreement_list(request.user)
         context = self._context(request, "Disagreements", rows=rows)
         return TemplateResponse(request, "admin/proximity/desk_disagreements.html", context)
+
+    def pair_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        """The pair as a lead reads it, for any board user (staff) whose principal sees both
+        records, as the board's card. Scores follow the desk's rule: a reviewer (may label, not
+        a superuser) sees the records only, so a later label stays blind."""
+        user = request.user
+        can_label = user.has_perm("proximity.add_adjudication")
+        scores = bool(user.is_superuser or not can_label)
+        page = overlap_pair_page(principal_for_user(user), pk, scores=scores)
+        if page is None:
+            raise PermissionDenied  # absent and out of scope look the same
+        title = f"Task pair {page.task_a} and {page.task_b}"
+        context = self._context(request, title, page=page, can_label=can_label)
+        return TemplateResponse(request, "admin/proximity/overlap_pair.html", context)
 
     def label_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         if not request.user.has_perm("proximity.add_adjudication"):

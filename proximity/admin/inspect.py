@@ -6,8 +6,11 @@ from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path
 from pydantic.alias_generators import to_snake
 
 from proximity.engine.airspace import PROFILES
@@ -27,6 +30,9 @@ from proximity.models import (
 from proximity.selectors.access import visible_labels_q
 from proximity.selectors.adjudications import principal_for_user, visible_overlap_advisories
 from proximity.selectors.advisories import repository_list
+from proximity.selectors.board import board_card
+from proximity.selectors.board_records import BAND_LABELS
+from proximity.selectors.wording import channel_sentences
 from proximity.services.advisories import advisory_acknowledge
 from proximity.services.people import parse_scopes
 from proximity.services.repositories import (
@@ -213,6 +219,27 @@ class ProximityAdvisoryAdmin(ReadOnlyAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[ProximityAdvisory]:
         return super().get_queryset(request).filter(repository_id__in=repo_ids(request))
+
+    def get_urls(self) -> list[URLPattern]:
+        view = self.admin_site.admin_view
+        pair = path("<int:pk>/pair/", view(self.pair_view), name="proximity_proximityadvisory_pair")
+        return [pair, *super().get_urls()]
+
+    def pair_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        """The board card's "Open pair": both agents side by side, the channels in sentences."""
+        card = board_card(principal_for_user(request.user), pk)
+        if card is None:
+            raise PermissionDenied  # absent and out of scope look the same
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"{BAND_LABELS[card.band]}: {card.agent_a} and {card.agent_b}",
+            "opts": self.opts,
+            "card": card,
+            "channels": channel_sentences(card.channels),
+            "named_a": card.task_a if card.task_a and card.task_a != card.agent_a else "",
+            "named_b": card.task_b if card.task_b and card.task_b != card.agent_b else "",
+        }
+        return TemplateResponse(request, "admin/proximity/proximity_pair.html", context)
 
     @admin.action(description="Acknowledge the selected advisories", permissions=["view"])
     def acknowledge(self, request: HttpRequest, queryset: QuerySet[ProximityAdvisory]) -> None:

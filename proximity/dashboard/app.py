@@ -16,7 +16,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from proximity.dashboard.auth import current_principal, install_login_guard
-from proximity.dashboard.figures import DEFAULT_BANDS, airspace_figure
+from proximity.dashboard.figures import AGENT_TRACES, DEFAULT_BANDS, airspace_figure
 from proximity.dashboard.kanban import BAND_SHAPES, aria, card_view, kanban_view
 from proximity.exceptions import NotFoundError
 from proximity.models import Principal
@@ -286,7 +286,7 @@ def _agent_options(repo: str | None) -> list[str]:
 
 def _select(click: dict[str, Any] | None, current: str | None) -> str | None:
     point = (click or {}).get("points", [{}])[0]
-    if point.get("curveNumber") != 1:  # trace 1 is the agents trace
+    if point.get("curveNumber") not in AGENT_TRACES:  # the agents and their hit targets
         return current
     return point.get("customdata") or current
 

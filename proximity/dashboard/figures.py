@@ -4,6 +4,12 @@ Plotly's 3D lines take one width per trace, so "width by risk" is drawn as a few
 band; each band also gets one invisible-line marker trace at the link midpoints that carries the
 hover text (3D line segments themselves cannot hover individually).
 
+What a lead must be able to read and hit at 1366 px: agents whose positions coincide (the same
+files) are stacked apart at display time, like aircraft at different flight levels, so each
+label and each link between them shows; every agent and link midpoint carries an invisible,
+larger marker, so a click or hover a few pixels off still reaches it (Plotly's 3D click needs a
+pick within 5 px, and a link line over a diamond took the click).
+
 The figure is built as plain dicts (the JSON dcc.Graph sends to Plotly.js), not ``go.Figure``:
 ``plotly.graph_objects`` validates every value on construction, which cost ~0.2 s per scene of
 2,000 files, more than the selector's queries. The unit tests validate the output with
@@ -12,6 +18,7 @@ The figure is built as plain dicts (the JSON dcc.Graph sends to Plotly.js), not 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -26,6 +33,7 @@ from proximity.selectors.board_records import (
 )
 
 __all__ = [
+    "AGENT_TRACES",
     "BAND_COLOURS",
     "DEFAULT_BANDS",
     "FOLDER_PALETTE",
@@ -33,6 +41,7 @@ __all__ = [
     "folder_colours",
     "label_annotations",
     "link_hover",
+    "spread_agents",
     "width_for",
 ]
 
@@ -59,6 +68,19 @@ FOLDER_PALETTE = (
 )
 AGENT_COLOUR = "#14213d"
 LABEL_LIMIT = 24
+#: The agents trace and its invisible hit target: a click on either selects the agent.
+AGENT_TRACES = (1, 2)
+#: Hit targets in pixels (marker size): an agent's and a link midpoint's.
+AGENT_TARGET = 24
+LINK_TARGET = 18
+#: Agents closer than this share of an axis's range are coincident: stacked apart on display.
+COINCIDENT = 0.02
+#: Between stacked agents: this share of the z axis's range (z stays vertical on screen when
+#: the scene turns), and a small turn around the stack so no three are ever on one line.
+STACK_STEP = 0.09
+STACK_RADIUS = 0.03
+#: A link stops this share of the axes' ranges short of each diamond (at most 30% of its length).
+LINK_GAP = 0.035
 GRID_LINES = 5
 HIGHLIGHT_COLOUR = "#facc15"
 # The look of Plotly's default "plotly" template, which go.Figure applied on serialisation.
@@ -120,12 +142,62 @@ def _files_trace(files: Sequence[FilePoint]) -> Trace:
     )
 
 
-def _agents_trace(agents: Sequence[AgentPoint], selected: str | None) -> Trace:
+Position = tuple[float, float, float]
+
+
+def _ranges(points: Sequence[FilePoint | AgentPoint]) -> Position:
+    """Each axis's range (1.0 when flat): cube aspect scales every axis to the same length."""
+    out = []
+    for k in "xyz":
+        values = [getattr(p, k) for p in points]
+        out.append((max(values) - min(values)) if values else 0.0)
+    return out[0] or 1.0, out[1] or 1.0, out[2] or 1.0
+
+
+def spread_agents(
+    agents: Sequence[AgentPoint], files: Sequence[FilePoint] = ()
+) -> dict[str, Position]:
+    """Display positions: coincident agents (within ``COINCIDENT`` of each axis) stacked along
+    z around their shared place, in agent-id order, on a small helix. Others keep theirs.
+
+    The engine places an agent at the centre of its files, so two agents on the same files sit
+    on one pixel, one label over the other and their link of length zero.
+    """
+    rx, ry, rz = _ranges([*agents, *files])
+    groups: dict[tuple[int, int, int], list[AgentPoint]] = {}
+    for a in agents:
+        key = (round(a.x / (COINCIDENT * rx)), round(a.y / (COINCIDENT * ry)),
+               round(a.z / (COINCIDENT * rz)))  # fmt: skip
+        groups.setdefault(key, []).append(a)
+    out: dict[str, Position] = {}
+    for members in groups.values():
+        members = sorted(members, key=lambda a: a.agent_id)
+        n = len(members)
+        cx = sum(a.x for a in members) / n
+        cy = sum(a.y for a in members) / n
+        cz = sum(a.z for a in members) / n
+        step = min(STACK_STEP, 0.6 / max(n - 1, 1))  # a tall stack stays within the scene
+        for i, a in enumerate(members):
+            if n == 1:
+                out[a.agent_id] = (a.x, a.y, a.z)
+                continue
+            turn = 2 * math.pi * i / max(n, 3)
+            out[a.agent_id] = (
+                cx + STACK_RADIUS * rx * math.cos(turn),
+                cy + STACK_RADIUS * ry * math.sin(turn),
+                cz + (i - (n - 1) / 2) * step * rz,
+            )
+    return out
+
+
+def _agents_trace(
+    agents: Sequence[AgentPoint], at: dict[str, Position], selected: str | None
+) -> Trace:
     return _trace(
         name="agents",
-        x=[_r(a.x) for a in agents],
-        y=[_r(a.y) for a in agents],
-        z=[_r(a.z) for a in agents],
+        x=[_r(at[a.agent_id][0]) for a in agents],
+        y=[_r(at[a.agent_id][1]) for a in agents],
+        z=[_r(at[a.agent_id][2]) for a in agents],
         mode="markers",
         customdata=[a.agent_id for a in agents],
         marker={
@@ -134,37 +206,66 @@ def _agents_trace(agents: Sequence[AgentPoint], selected: str | None) -> Trace:
             "symbol": "diamond",
             "line": {"width": 1, "color": "#ffffff"},
         },
-        hovertext=[f"{a.agent_id}: {a.label} ({a.file_count} files)" for a in agents],
+        hovertext=[_agent_hover(a) for a in agents],
+        hoverinfo="text",
+    )
+
+
+def _agent_hover(a: AgentPoint) -> str:
+    task = a.label if a.label and a.label != a.agent_id else "no task declared"
+    return f"<b>{a.agent_id}</b>: {task} ({a.file_count} files)<br>click to list its advisories"
+
+
+def _agent_targets(agents: Sequence[AgentPoint], at: dict[str, Position]) -> Trace:
+    """The agents again as invisible, larger markers: the hit target of a click or hover."""
+    return _trace(
+        name="agents (hit target)",
+        showlegend=False,
+        x=[_r(at[a.agent_id][0]) for a in agents],
+        y=[_r(at[a.agent_id][1]) for a in agents],
+        z=[_r(at[a.agent_id][2]) for a in agents],
+        mode="markers",
+        customdata=[a.agent_id for a in agents],
+        marker={"size": AGENT_TARGET, "color": AGENT_COLOUR, "opacity": 0},
+        hovertext=[_agent_hover(a) for a in agents],
         hoverinfo="text",
     )
 
 
 def _segments(
-    links: Iterable[LinkRecord], at: dict[str, AgentPoint]
+    links: Iterable[LinkRecord], at: dict[str, Position], scale: Position
 ) -> tuple[list[float | None], list[float | None], list[float | None]]:
+    """Each link from just outside one diamond to just outside the other: a line drawn into a
+    diamond's centre competed with it for the pointer, and Plotly picks one object per pixel."""
     xs: list[float | None] = []
     ys: list[float | None] = []
     zs: list[float | None] = []
     for link in links:
         a, b = at[link.a], at[link.b]
-        xs += [_r(a.x), _r(b.x), None]
-        ys += [_r(a.y), _r(b.y), None]
-        zs += [_r(a.z), _r(b.z), None]
+        length = math.sqrt(sum(((b[k] - a[k]) / scale[k]) ** 2 for k in range(3)))
+        t = min(LINK_GAP / length, 0.3) if length else 0.0
+        start = [a[k] + t * (b[k] - a[k]) for k in range(3)]
+        end = [b[k] - t * (b[k] - a[k]) for k in range(3)]
+        xs += [_r(start[0]), _r(end[0]), None]
+        ys += [_r(start[1]), _r(end[1]), None]
+        zs += [_r(start[2]), _r(end[2]), None]
     return xs, ys, zs
 
 
-def _midpoint(a: AgentPoint, b: AgentPoint) -> tuple[float, float, float]:
-    return (a.x + b.x) / 2, (a.y + b.y) / 2, (a.z + b.z) / 2
+def _midpoint(a: Position, b: Position) -> Position:
+    return (a[0] + b[0]) / 2, (a[1] + b[1]) / 2, (a[2] + b[2]) / 2
 
 
-def _band_traces(band: str, links: list[LinkRecord], at: dict[str, AgentPoint]) -> list[Trace]:
+def _band_traces(
+    band: str, links: list[LinkRecord], at: dict[str, Position], scale: Position
+) -> list[Trace]:
     traces: list[Trace] = []
     highs = [low for low, _ in WIDTH_BUCKETS[1:]] + [1.0]
     for (low, width), high in zip(WIDTH_BUCKETS, highs, strict=True):
         bucket = [x for x in links if width_for(x.risk) == width]
         if not bucket:
             continue
-        xs, ys, zs = _segments(bucket, at)
+        xs, ys, zs = _segments(bucket, at, scale)
         traces.append(
             _trace(
                 # The line width's risk range, not the band's threshold (those are the profile's).
@@ -188,8 +289,8 @@ def _band_traces(band: str, links: list[LinkRecord], at: dict[str, AgentPoint]) 
             y=[_r(m[1]) for m in mids],
             z=[_r(m[2]) for m in mids],
             mode="markers",
-            # The files' symbol: each distinct marker symbol is one more glyph vectorised for WebGL.
-            marker={"size": 3, "color": BAND_COLOURS[band], "symbol": "circle"},
+            # An invisible target at the link's middle, large enough to find with the pointer.
+            marker={"size": LINK_TARGET, "color": BAND_COLOURS[band], "opacity": 0},
             hovertext=[link_hover(x) for x in links],
             hoverinfo="text",
         )
@@ -235,7 +336,10 @@ def _visible_links(scene: Scene, bands: Sequence[str], agent: str | None) -> lis
 
 
 def label_annotations(
-    agents: Sequence[AgentPoint], selected: str | None, labelled: set[str]
+    agents: Sequence[AgentPoint],
+    selected: str | None,
+    labelled: set[str],
+    at: dict[str, Position] | None = None,
 ) -> list[dict[str, Any]]:
     """Agent names as scene annotations: SVG text that follows the camera, not WebGL text.
 
@@ -244,20 +348,42 @@ def label_annotations(
     WebGL. Annotations are SVG, drawn in a few milliseconds, and stay on their agent as the scene
     turns.
     """
+    at = at or {a.agent_id: (a.x, a.y, a.z) for a in agents}
+    inward = _inward_sides(at)
     return [
         {
-            "x": _r(a.x),
-            "y": _r(a.y),
-            "z": _r(a.z),
+            "x": _r(at[a.agent_id][0]),
+            "y": _r(at[a.agent_id][1]),
+            "z": _r(at[a.agent_id][2]),
             "text": f"<b>{a.agent_id}</b>" if a.agent_id == selected else a.agent_id,
             "showarrow": False,
-            "yanchor": "bottom",
-            "yshift": 7,  # above the diamond, so a click on the marker still reaches it
+            # Beside the diamond, clear of its hit target (stacked agents' names stack too),
+            # on the side towards the scene's middle, so a name at the edge is not cut off.
+            "xanchor": "right" if inward[a.agent_id] < 0 else "left",
+            "yanchor": "middle",
+            "xshift": inward[a.agent_id] * (AGENT_TARGET // 2 + 1),
             "font": {"size": 11, "color": AGENT_COLOUR},
         }
         for a in agents
         if a.agent_id in labelled or a.agent_id == selected
     ]
+
+
+def _inward_sides(at: dict[str, Position]) -> dict[str, int]:
+    """-1 (label on the left) for agents in the right half of the first view, else 1.
+
+    Plotly's default camera looks along (-1, -1, -1) with z up, so a point's place across the
+    screen follows x - y on the cube's scaled axes; the view turns later, the labels stay put.
+    """
+    if not at:
+        return {}
+    xs = [p[0] for p in at.values()]
+    ys = [p[1] for p in at.values()]
+    sx = (max(xs) - min(xs)) or 1.0
+    sy = (max(ys) - min(ys)) or 1.0
+    across = {k: (p[0] - min(xs)) / sx - (p[1] - min(ys)) / sy for k, p in at.items()}
+    middle = (max(across.values()) + min(across.values())) / 2
+    return {k: -1 if v > middle else 1 for k, v in across.items()}
 
 
 def _axis(values: list[float]) -> dict[str, Any]:
@@ -277,9 +403,11 @@ def _axis(values: list[float]) -> dict[str, Any]:
     }
 
 
-def _layout(scene: Scene, uirevision: str | None, labels: list[dict[str, Any]]) -> dict[str, Any]:
-    points: list[FilePoint | AgentPoint] = [*scene.files, *scene.agents]
-    axes = {f"{k}axis": _axis([getattr(p, k) for p in points]) for k in "xyz"}
+def _layout(
+    scene: Scene, uirevision: str | None, labels: list[dict[str, Any]], at: dict[str, Position]
+) -> dict[str, Any]:
+    points = [(f.x, f.y, f.z) for f in scene.files] + list(at.values())
+    axes = {f"{k}axis": _axis([p[i] for p in points]) for i, k in enumerate("xyz")}
     notes = []
     if scene.coverage.status != "ok":
         text = f"Coverage {scene.coverage.status.upper()}: {scene.coverage.message}"
@@ -297,7 +425,13 @@ def _layout(scene: Scene, uirevision: str | None, labels: list[dict[str, Any]]) 
             "aspectmode": "cube",
             "annotations": labels,
         },
-        "legend": {"orientation": "h", "y": -0.02, "title": {"text": "Legend: "}},
+        # Under the scene, inside the figure; entries at most half its width, rows packed
+        # (each band is a legend group: Plotly gives every group its own row).
+        "legend": {
+            **{"orientation": "h", "x": 0, "y": -0.02, "yanchor": "top", "tracegroupgap": 0},
+            **{"entrywidth": 0.48, "entrywidthmode": "fraction", "font": {"size": 10}},
+            "title": {"text": "Legend (hover a link's middle for its details)", "side": "top"},
+        },
         "font": {"color": TEXT_COLOUR},
         "hoverlabel": {"align": "left"},
         "annotations": notes,
@@ -318,14 +452,19 @@ def airspace_figure(
     ``uirevision`` defaults to the repository name so that interval refreshes keep the camera and
     a change of repository resets it.
     """
-    at = {a.agent_id: a for a in scene.agents}
+    at = spread_agents(scene.agents, scene.files)
+    scale = _ranges([*scene.agents, *scene.files])
     links = _visible_links(scene, bands, agent)
-    traces = [_files_trace(scene.files), _agents_trace(scene.agents, selected)]
+    traces = [
+        _files_trace(scene.files),
+        _agents_trace(scene.agents, at, selected),
+        _agent_targets(scene.agents, at),
+    ]
     for band in BANDS:
         in_band = [x for x in links if x.band == band]
         if in_band:
-            traces += _band_traces(band, in_band, at)
+            traces += _band_traces(band, in_band, at, scale)
     if selected and selected in at:
         traces.append(_highlight_trace(scene, selected))
-    labels = label_annotations(scene.agents, selected, _labelled(links))
-    return {"data": traces, "layout": _layout(scene, uirevision, labels)}
+    labels = label_annotations(scene.agents, selected, _labelled(links), at)
+    return {"data": traces, "layout": _layout(scene, uirevision, labels, at)}

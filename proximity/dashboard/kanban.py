@@ -11,9 +11,26 @@ from typing import Any
 from dash import html
 
 from proximity.engine.merge_notes import tests_note
-from proximity.selectors.board_records import BAND_LABELS, Card, SharedFile, TaskCard, channels_text
+from proximity.selectors.board_records import (
+    BAND_LABELS,
+    LIKELY_PROBABILITY,
+    Card,
+    SharedFile,
+    TaskCard,
+    TaskColumn,
+    channels_text,
+)
+from proximity.selectors.wording import probability_text
 
-__all__ = ["BAND_SHAPES", "COLUMN_TITLES", "aria", "card_view", "kanban_view", "task_card_view"]
+__all__ = [
+    "BAND_SHAPES",
+    "COLUMN_TITLES",
+    "aria",
+    "card_view",
+    "kanban_view",
+    "probability_text",
+    "task_card_view",
+]
 
 BAND_SHAPES = {"clear": "○", "traffic": "◆", "resolution": "▲", "conflict": "■"}
 COLUMN_TITLES = {
@@ -56,7 +73,9 @@ def _file(f: SharedFile, a: str, b: str) -> html.Li:
 
 def _side(agent: str, task: str, intent: list[str]) -> html.P:
     declared = f" · intends: {', '.join(intent[:4])}" if intent else ""
-    return html.P([html.Strong(agent), f" — {task or 'no task declared'}{declared}"])
+    # A worktree without a branch description is labelled with its own id: no task to name.
+    named = task if task and task != agent else "no task declared"
+    return html.P([html.Strong(agent), f" — {named}{declared}"])
 
 
 def _right_of_way(card: Card) -> list[html.P]:
@@ -144,13 +163,14 @@ def card_view(card: Card) -> html.Article:
                     html.Span(f" risk {card.risk:.2f} · {TREND.get(card.trend, 'steady')}"),
                 ]
             ),
+            # First under the title: a long card must not push its actions below the fold.
+            html.Div(buttons, className="actions"),
             _side(card.agent_a, card.task_a, card.intent_a),
             _side(card.agent_b, card.task_b, card.intent_b),
             html.Ul([_file(f, card.agent_a, card.agent_b) for f in card.files], className="files"),
             html.P(f"Channels: {channels_text(card.channels)}"),
             *_semantic(card),
             *_right_of_way(card),
-            html.Div(buttons, className="actions"),
         ],
         id=f"card-{card.id}",
         className=f"card band-{card.band}",
@@ -158,14 +178,6 @@ def card_view(card: Card) -> html.Article:
         role="article",
         **aria({"aria-label": title, "data-band": card.band, "data-card": str(card.id)}),
     )
-
-
-def probability_text(p: float) -> str:
-    """A calibrated probability as a lead reads it: whole percents from 10%, one decimal below,
-    "<0.1%" under that (most pairs of a task without a duplicate sit there; "0.00" says less)."""
-    if p < 0.001:
-        return "<0.1%"
-    return f"{p:.0%}" if p >= 0.1 else f"{p:.1%}"
 
 
 def _evidence_view(card: TaskCard) -> list[Any]:
@@ -225,10 +237,21 @@ def task_card_view(card: TaskCard) -> html.Article:
             html.P([html.Strong(card.task_b), f" — {card.objective_b}"]),
             html.P(f"Coverage: {card.coverage}"),
             *_evidence_view(card),
-            html.A(
-                "Open in the adjudication desk",
-                href=card.open_url,
-                **aria({"aria-label": f"Adjudicate {card.task_a} and {card.task_b}"}),
+            html.Div(
+                [
+                    html.A(
+                        "Open pair",
+                        href=card.pair_url,
+                        className="open",
+                        **aria({"aria-label": f"Open the pair {card.task_a} and {card.task_b}"}),
+                    ),
+                    html.A(
+                        "Open in the adjudication desk",
+                        href=card.open_url,
+                        **aria({"aria-label": f"Adjudicate {card.task_a} and {card.task_b}"}),
+                    ),
+                ],
+                className="actions",
             ),
             *_more(card),
         ]
@@ -250,11 +273,62 @@ def _column(key: str, total: int, cards: list[html.Article]) -> html.Section:
     )
 
 
+def _task_column(column: TaskColumn) -> html.Section:
+    """Likely pairs (most probable first, across tasks), then unknowns and notices, then the
+    "possible" pairs folded into one counted group that opens in one click. The children keep
+    the same four places whatever the counts, so a refresh does not fold an open group."""
+    pairs = [c for c in column.cards if c.kind == "pair" and not c.unknown_reason]
+    others = [c for c in column.cards if not (c.kind == "pair" and not c.unknown_reason)]
+    likely = [c for c in pairs if c.likely]
+    possible = [c for c in pairs if not c.likely]
+    n_possible = column.total - column.likely
+    cut = probability_text(LIKELY_PROBABILITY)
+    shown: list[Any] = (
+        [task_card_view(c) for c in likely]
+        if likely
+        else [html.P(f"No pair reaches {cut} duplicate probability.", className="none-likely")]
+    )
+    if column.likely > len(likely):
+        shown.append(html.P(f"showing {len(likely)} of {column.likely}", className="more"))
+    folded: list[Any] = [task_card_view(c) for c in possible]
+    if n_possible > len(possible):
+        folded.append(
+            html.A(
+                f"showing {len(possible)} of {n_possible}: every pair is in the adjudication desk",
+                href="/admin/proximity/overlapadvisory/desk/",
+                className="more",
+            )
+        )
+    summary = f"Possible overlap: {n_possible} pair(s) below {cut} (not negatives)"
+    return html.Section(
+        [
+            html.H3(f"{COLUMN_TITLES['tasks']} ({column.total})", id="col-tasks-title"),
+            html.Div(shown, id="tasks-likely", className="task-cards"),
+            html.Div(
+                [task_card_view(c) for c in others], id="tasks-notices", className="task-cards"
+            ),
+            html.Details(
+                [
+                    html.Summary(summary, id="tasks-possible-summary"),
+                    html.Div(folded, className="task-cards"),
+                ],
+                id="tasks-possible",
+                className="possible",
+                **aria({"data-count": str(n_possible)}),
+            ),
+        ],
+        className="column",
+        id="col-tasks",
+        role="region",
+        **aria({"aria-labelledby": "col-tasks-title", "data-column": "tasks"}),
+    )
+
+
 def kanban_view(
-    columns: dict[str, tuple[int, list[Card]]], tasks: tuple[int, list[TaskCard]]
+    columns: dict[str, tuple[int, list[Card]]], tasks: TaskColumn
 ) -> list[html.Section]:
     out = [
         _column(k, total, [card_view(c) for c in cards]) for k, (total, cards) in columns.items()
     ]
-    out.append(_column("tasks", tasks[0], [task_card_view(c) for c in tasks[1]]))
+    out.append(_task_column(tasks))
     return out

@@ -235,6 +235,7 @@ class ProximityAdvisory(models.Model):
 
     class Meta:
         ordering = ["-risk", "id"]
+        verbose_name_plural = "proximity advisories"
         constraints = [
             # At most one live advisory per pair: scans update it instead of adding rows.
             models.UniqueConstraint(

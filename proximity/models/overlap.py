@@ -150,6 +150,7 @@ class OverlapAdvisory(models.Model):
 
     class Meta:
         ordering = ["run", "fused_rank"]
+        verbose_name_plural = "overlap advisories"
         constraints = [
             models.UniqueConstraint(fields=["run", "version_b"], name="overlap_advisory_once"),
             models.CheckConstraint(

@@ -23,7 +23,12 @@ from proximity.models import (
     WorkingSetSnapshot,
 )
 from proximity.selectors.adjudications import principal_for_user
-from proximity.selectors.advisories import advisory_list, repository_get, repository_list
+from proximity.selectors.advisories import (
+    advisory_get,
+    advisory_list,
+    repository_get,
+    repository_list,
+)
 from proximity.selectors.airspace import latest_scan
 from proximity.selectors.board_records import (
     AgentPoint,
@@ -39,6 +44,7 @@ from proximity.selectors.board_tasks import board_task_cards
 __all__ = [
     "COLUMNS",
     "board_agent_ids",
+    "board_card",
     "board_cards",
     "board_repositories",
     "board_scene",
@@ -155,8 +161,8 @@ def board_scene(
     agents = [
         _agent_point(p, labels.get(p["agentId"], ""))
         for p in result.get("positions", [])
-        if recent is None or p["agentId"] in recent
-    ]
+        if (recent is None or p["agentId"] in recent) and p["agentId"] != repo.base_branch
+    ]  # the base branch's worktree is the mainline, never an agent (a scan from before this)
     files = [FilePoint(path, *xyz[:3]) for path, xyz in result.get("fileCoordinates", {}).items()]
     snaps = WorkingSetSnapshot.objects.filter(
         pk__in=scan.snapshot_ids if scan and files_of else [], agent__agent_id=files_of
@@ -227,7 +233,7 @@ def _card(a: ProximityAdvisory, told: dict[str, str]) -> Card:
         hold=a.hold.agent_id if a.hold else None,
         steer=a.steer.agent_id if a.steer else None,
         told=told,
-        open_url=reverse("admin:proximity_proximityadvisory_change", args=[a.pk]),
+        open_url=reverse("admin:proximity_proximityadvisory_pair", args=[a.pk]),
         symbols=[str(s.get("text", "")) for s in detail.get("symbols") or [] if s.get("text")],
         merge_check=dict(detail.get("mergeCheck") or {}),
     )
@@ -259,3 +265,11 @@ def board_cards(
         told = _told([a.pk for a in page])
         out[column] = (sel.count(), [_card(a, told.get(a.pk, {})) for a in page])
     return out
+
+
+def board_card(principal: Principal | None, advisory_id: int) -> Card | None:
+    """One visible advisory as its card (the pair page's content); ``None`` when not visible."""
+    advisory = advisory_get(principal, advisory_id)
+    if advisory is None:
+        return None
+    return _card(advisory, _told([advisory.pk]).get(advisory.pk, {}))

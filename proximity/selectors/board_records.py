@@ -5,12 +5,13 @@ They live with the selectors so the read layer does not depend on the screen (no
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
     "BANDS",
     "BAND_LABELS",
     "CHANNEL_LABELS",
+    "LIKELY_PROBABILITY",
     "AgentPoint",
     "Card",
     "Coverage",
@@ -20,6 +21,7 @@ __all__ = [
     "Scene",
     "SharedFile",
     "TaskCard",
+    "TaskColumn",
     "channels_text",
 ]
 
@@ -31,6 +33,10 @@ BAND_LABELS = {
     "resolution": "Resolution Advisory",
     "conflict": "Conflicting",
 }
+#: A queued task pair at or above this calibrated duplicate probability is a "likely" card; below
+#: it (or unscored) it joins the counted "possible" group. Chosen on hadoop's out-of-fold
+#: calibration (docs/DECISIONS.md, "The task column: likely cards first").
+LIKELY_PROBABILITY = 0.05
 # What each scoring channel means to a reader of the board; unknown channels keep their name.
 CHANNEL_LABELS = {
     "overlap": "overlapping edits",
@@ -169,6 +175,8 @@ class TaskCard:
     stale: bool = False
     unknown_reason: str = ""
     open_url: str = ""
+    #: the readable pair page (both records, evidence in sentences); the desk's is ``open_url``
+    pair_url: str = ""
     kind: str = "pair"
     queue_rank: int | None = None
     score: float | None = None
@@ -176,3 +184,14 @@ class TaskCard:
     evidence: tuple[EvidenceLine, ...] = ()
     held_back: int = 0
     more_url: str = ""
+    #: at or above the board's likely probability: shown; else in the counted "possible" group
+    likely: bool = False
+
+
+class TaskColumn(NamedTuple):
+    """The task-overlap column: queued pairs counted in full, the likely ones among them, and
+    the cards (likely pairs, then possible pairs, then unknowns and notices)."""
+
+    total: int
+    cards: list[TaskCard]
+    likely: int

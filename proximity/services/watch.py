@@ -63,7 +63,12 @@ def _watcher(repo: Repository) -> Principal:
 
 
 def _report_all(repo: Repository, airspace: RepoAirspace, now: datetime) -> int:
-    readable = [ws for ws in airspace.working_sets if ws.merge_base is not None]
+    # The base branch's own worktree (the main checkout) is the mainline, not an agent.
+    readable = [
+        ws
+        for ws in airspace.working_sets
+        if ws.merge_base is not None and ws.branch != repo.base_branch
+    ]
     for ws in readable:
         agent = ws.to_agent_json()
         # The excerpts `radar report` sends, so a worktree both watched and reporting through

@@ -6,10 +6,14 @@ import plotly.graph_objects as go
 import pytest
 
 from proximity.dashboard.figures import (
+    AGENT_TARGET,
+    AGENT_TRACES,
     BAND_COLOURS,
+    COINCIDENT,
     airspace_figure,
     folder_colours,
     link_hover,
+    spread_agents,
     width_for,
 )
 from proximity.selectors.board_records import AgentPoint, Coverage, FilePoint, LinkRecord, Scene
@@ -54,14 +58,15 @@ def test_the_figure_is_valid_plotly(kwargs):
 def test_clear_links_are_hidden_by_default():
     fig = airspace_figure(_scene())
     assert not any("Clear" in n for n in _names(fig))
-    # files, agents, then per band: one line trace per width bucket plus one hover trace.
-    assert len(fig["data"]) == 2 + (1 + 1) * 3
+    # files, agents, their hit targets, then per band: a line trace per width bucket plus one
+    # hover trace.
+    assert len(fig["data"]) == 3 + (1 + 1) * 3
 
 
 def test_asking_for_clear_adds_its_traces():
     fig = airspace_figure(_scene(), bands=("clear", "traffic", "resolution", "conflict"))
     assert "Clear (line: risk 0.0-0.5)" in _names(fig)
-    assert len(fig["data"]) == 2 + 2 * 4
+    assert len(fig["data"]) == 3 + 2 * 4
 
 
 @pytest.mark.parametrize(
@@ -149,7 +154,9 @@ def test_only_the_riskiest_pairs_agents_are_labelled_in_a_crowd():
     assert "a198" in labels  # the riskiest pair is named
     assert "a000" not in labels
     a198 = next(n for n in fig["layout"]["scene"]["annotations"] if n["text"] == "a198")
-    assert (a198["x"], a198["y"], a198["z"]) == (198, 0, 0)  # pinned to its agent in 3D
+    shown = spread_agents(agents)["a198"]
+    assert (a198["x"], a198["y"], a198["z"]) == tuple(round(v, 3) for v in shown)  # on its agent
+    assert abs(shown[0] - 198) < 200 * (COINCIDENT + 0.03)  # near its place in the layout
 
 
 def test_labels_are_svg_annotations_not_webgl_text():
@@ -157,3 +164,71 @@ def test_labels_are_svg_annotations_not_webgl_text():
     fig = airspace_figure(_scene())
     assert not any("text" in t["mode"] for t in fig["data"])
     assert {n["text"] for n in fig["layout"]["scene"]["annotations"]} == {"a", "b", "c"}
+
+
+def _stacked() -> Scene:
+    """Three agents on the same files (one place in the layout) and one elsewhere."""
+    agents = [AgentPoint(n, n, 0.5, 0.5, 0.5, 1) for n in ("p", "q", "r")]
+    agents.append(AgentPoint("far", "far", -1.0, 1.0, -1.0, 1))
+    files = [FilePoint("src/x.py", 0.5, 0.5, 0.5), FilePoint("web/y.ts", -1, 1, -1)]
+    links = [LinkRecord(a, b, 0.9, "resolution") for a, b in ("pq", "qr", "pr")]
+    links.append(LinkRecord("r", "far", 0.4, "traffic"))
+    return Scene("web", agents, files, links, {}, Coverage("ok"))
+
+
+def test_coincident_agents_are_stacked_apart_and_the_others_stay_put():
+    at = spread_agents(_stacked().agents, _stacked().files)
+    assert at["far"] == (-1.0, 1.0, -1.0)
+    stack = [at[n] for n in ("p", "q", "r")]
+    assert len(set(stack)) == 3
+    heights = [p[2] for p in stack]
+    assert heights == sorted(heights)  # in agent-id order, bottom to top
+    assert heights[2] - heights[0] >= 0.15  # z steps of 9% of the 1.5-wide range
+    centre = [sum(p[k] for p in stack) / 3 for k in range(3)]
+    assert all(abs(c - 0.5) < 1e-9 for c in centre)  # around their shared place
+    # no three on one line: every link between them is visible on its own
+    (ax, ay, az), (bx, by, bz), (cx, cy, cz) = stack
+    cross = (
+        (by - ay) * (cz - az) - (bz - az) * (cy - ay),
+        (bz - az) * (cx - ax) - (bx - ax) * (cz - az),
+        (bx - ax) * (cy - ay) - (by - ay) * (cx - ax),
+    )
+    assert max(abs(v) for v in cross) > 1e-4
+    assert spread_agents(_stacked().agents, _stacked().files) == at  # deterministic
+
+
+def test_links_between_stacked_agents_have_length_and_stop_short_of_the_diamonds():
+    fig = airspace_figure(_stacked())
+    at = spread_agents(_stacked().agents, _stacked().files)
+    [line] = [t for t in fig["data"] if t["mode"] == "lines" and "Resolution" in t["name"]]
+    points = list(zip(line["x"], line["y"], line["z"], strict=True))
+    segments = [points[k : k + 2] for k in range(0, len(points), 3)]
+    assert len(segments) == 3
+    for start, end in segments:
+        assert start != end
+    ends = {tuple(round(v, 3) for v in at[n]) for n in ("p", "q", "r")}
+    assert not ends & set(points)  # a gap at each diamond: the diamond takes the pointer
+
+
+def test_agents_and_link_midpoints_carry_large_invisible_hit_targets():
+    fig = airspace_figure(_stacked())
+    agents, targets = (fig["data"][k] for k in AGENT_TRACES)
+    assert agents["name"] == "agents"
+    assert targets["customdata"] == agents["customdata"]
+    assert targets["marker"]["opacity"] == 0
+    assert targets["marker"]["size"] == AGENT_TARGET > agents["marker"]["size"][0] * 2
+    details = [t for t in fig["data"] if t["name"].endswith("details")]
+    assert details
+    assert all(t["marker"]["opacity"] == 0 and t["marker"]["size"] >= 16 for t in details)
+    go.Figure(fig)  # still valid Plotly
+
+
+def test_labels_sit_beside_their_diamond_on_the_side_towards_the_middle():
+    fig = airspace_figure(_stacked())
+    notes = {n["text"]: n for n in fig["layout"]["scene"]["annotations"]}
+    assert notes["far"]["xanchor"] == "left"  # far is at the left of the first view
+    assert {notes[n]["xanchor"] for n in "pqr"} == {"right"}
+    assert notes["far"]["xshift"] > 0
+    for note in notes.values():
+        assert note["yanchor"] == "middle"
+        assert abs(note["xshift"]) > AGENT_TARGET // 2  # clear of the hit target

@@ -74,7 +74,7 @@ def test_the_same_deliverable_and_the_paraphrase_are_the_top_card_of_their_task(
 
 
 def test_the_board_column_shows_the_queue_with_the_held_back_count(demo):
-    total, cards = board_task_cards(demo, limit=200)
+    total, cards, _ = board_task_cards(demo, limit=200)
     pairs = [c for c in cards if c.kind == "pair" and not c.unknown_reason]
     assert total == len(pairs) == OverlapAdvisory.objects.filter(queued=True).count()
     per_task: dict[str, int] = {}
@@ -151,7 +151,7 @@ def test_a_run_under_a_policy_not_frozen_is_stored_shadow_only_and_not_delivered
     run.refresh_from_db()
     assert run.delivery == "shadow-only"
     assert run.advisories.count() > 0  # stored for shadow evaluation
-    _, cards = board_task_cards(demo, limit=500)
+    _, cards, _ = board_task_cards(demo, limit=500)
     shown = {c.id for c in cards if c.kind == "pair"}
     assert not shown & set(run.advisories.values_list("pk", flat=True))
     [shadow] = [c for c in cards if c.kind == "shadow"]

@@ -75,7 +75,7 @@ def test_a_failed_run_keeps_its_reason_reads_degraded_and_the_sweep_retries_it(
     assert "plan_sketch.nodes must be a list" in run.error
     shown = client.get("/api/tasks/T-2/run", **lead.headers).json()
     assert (shown["status"], shown["coverage"]) == ("failed", "degraded-run-failed")
-    _, cards = board_task_cards(lead.principal)
+    _, cards, _ = board_task_cards(lead.principal)
     [card] = [c for c in cards if c.task_a == "T-2@1"]
     assert card.coverage == "degraded-run-failed"
     assert card.unknown_reason.startswith(f"overlap run failed (attempt 1 of {max_attempts()}")

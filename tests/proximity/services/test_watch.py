@@ -156,3 +156,13 @@ def test_a_file_too_large_to_parse_is_reported_as_unknown_coupling_by_the_tick(w
     assert "coupling is unknown" in unknown
     graph = DependencyGraphSnapshot.objects.filter(repository=repo).latest("created_at")
     assert not graph.adjacency.get("app/generated.py")
+
+
+def test_the_main_checkout_is_the_mainline_not_an_agent(watched) -> None:
+    _scripted, repo = watched
+    outcome = repository_watch_tick(repository_id=repo.pk)
+    agents = set(WorkingSetSnapshot.objects.values_list("agent__agent_id", flat=True))
+    assert "main" not in agents
+    assert outcome.agents == len(agents) >= 3
+    scan = scan_run(repository_id=repo.pk)
+    assert "main" not in {p["agentId"] for p in scan.result["positions"]}
