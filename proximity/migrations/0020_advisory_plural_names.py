@@ -5,7 +5,7 @@ from django.db import migrations
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("proximity", "0015_taskversion_objective_embedding"),
+        ("proximity", "0019_repository_watched_at"),
     ]
 
     operations = [
