@@ -27,7 +27,8 @@ SEED = (
     "from proximity.models import Repository; "
     "from proximity.services.tokens import principal_create, token_issue; "
     "Repository.objects.create(name='web', scope='team-a'); "
-    "p = principal_create(name='loader', kind='agent', scopes=['team-a'], clearances=[]); "
+    "p = principal_create(name='loader', kind='agent', scopes=['team-a'], clearances=[], "
+    "creates_agents=True); "
     "print(token_issue(principal=p)[0])"
 )
 

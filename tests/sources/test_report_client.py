@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from proximity.models import Agent, WorkingSetSnapshot
-from tests.factories import make_repository
+from tests.factories import make_caller, make_repository
 from tests.sources.gitrepo import ScriptedRepo, numbered
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -106,17 +106,19 @@ def test_an_agent_id_with_a_slash_reports_and_reads_its_inbox(live_server, workt
     assert Agent.objects.get().agent_id == "feature/x"
 
 
-def test_an_inbox_the_server_refuses_is_an_error_not_an_empty_inbox(
+def test_a_report_under_an_id_another_token_holds_is_an_error_naming_the_refusal(
     live_server, worktree, partial
 ) -> None:
     repo = make_repository("web", scope="team-a")
-    # The watcher made this agent (no principal): the report is accepted, the inbox is not.
     Agent.objects.create(repository=repo, agent_id="feature-x")
     result = _report(live_server.url, worktree, "--token", partial.token)
-    assert result.returncode == 1
-    assert "reported 1 file(s) as feature-x" in result.stdout
-    assert result.stderr.strip().splitlines() == [
-        "error: server refused the inbox (404): agent not found"
+    assert result.returncode == 0, result.stderr  # an unbound id is taken by a creator
+    # The same agent's inbox read with a token it was not issued to: refused, an error.
+    other = make_caller("cart-bot", scopes=["team-a"], kind="agent")
+    refused = _report(live_server.url, worktree, "--token", other.token)
+    assert refused.returncode == 1
+    assert refused.stderr.strip().splitlines() == [
+        "error: server refused the report (404): agent not found"
     ]
 
 
