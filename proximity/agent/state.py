@@ -120,7 +120,7 @@ class LocalState:
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{document['trailId']}.json"
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(document, ensure_ascii=False, separators=(",", ":")), "utf-8")
+        tmp.write_text(json.dumps(document, separators=(",", ":")), "utf-8")
         tmp.replace(path)
         return path
 
