@@ -49,7 +49,7 @@ def test_each_harness_installed_everywhere_then_a_scan_without_edits_gives_no_ad
         name="shop", scope="shop-team", path=str(scripted.root), watch=True
     )
     outcome = repository_watch_tick(repository_id=repo.pk)
-    assert outcome.agents == len(AGENTS) + 1
+    assert outcome.agents == len(AGENTS)  # the main checkout is the mainline, not an agent
     assert all(s.files == [] for s in WorkingSetSnapshot.objects.all())
     scan = scan_run(repository_id=repo.pk)
     assert scan is not None
