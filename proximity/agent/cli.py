@@ -136,27 +136,47 @@ def _report(args: argparse.Namespace) -> int:
         time.sleep(args.every)
 
 
-def hook_answer(argv: Sequence[str], stdin: str) -> str:
-    """What ``radar hook ...`` prints for ``stdin`` (here, or in the daemon for a caller)."""
+def hook_answer(
+    argv: Sequence[str],
+    stdin: str,
+    *,
+    budget: float | None = None,
+    environ: dict[str, str] | None = None,
+    cwd: str | None = None,
+) -> str:
+    """What ``radar hook ...`` prints for ``stdin`` (here, or in the daemon for a caller:
+    ``environ`` and ``cwd`` are then the caller's), within ``budget`` seconds."""
     from proximity.agent.hook import run_hook
 
     args = _parser().parse_args(list(argv))
-    return run_hook(args.harness, stdin, **_overrides(args)).stdout
+    overrides = {**_overrides(args), "environ": environ, "cwd": cwd}
+    return run_hook(args.harness, stdin, budget=budget, **overrides).stdout
 
 
 def _hook(argv: Sequence[str]) -> int:
     """Forwarded to the warm daemon when one runs, else answered here; always 0."""
+    import os
+
     from proximity.agent import warm
 
+    started = time.monotonic()
     try:
-        stdin = sys.stdin.read()
+        stdin = sys.stdin.read(8 * 1024 * 1024 + 1)  # more is refused (hook.py) anyway
     except (OSError, UnicodeDecodeError):
         stdin = ""
     out = warm.ask(list(argv), stdin)
     if out is None:
-        out = hook_answer(argv, stdin)
+        left = warm.HOOK_BUDGET_S - (time.monotonic() - started)
+        out = hook_answer(argv, stdin, budget=max(left, 0.5))
     if out:
         sys.stdout.write(out + "\n")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    threading = sys.modules.get("threading")  # never imported: no thread to wait for
+    if threading is not None and threading.active_count() > 1:
+        # A reader cut off by the deadline may still be unwinding: the answer is out, and
+        # interpreter exit would wait for it, so leave now.
+        os._exit(0)
     return 0
 
 

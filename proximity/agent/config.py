@@ -84,16 +84,24 @@ def _policy(table: Mapping[str, Any]) -> Policy:
     )
 
 
-def read_token(token_file: str | None) -> str | None:
-    """The token from ``token_file``, else ``RADAR_TOKEN``, else ``RADAR_TOKEN_FILE``."""
+def read_token(
+    token_file: str | None, *, environ: Mapping[str, str] | None = None, cwd: str | None = None
+) -> str | None:
+    """The token from ``token_file``, else ``RADAR_TOKEN``, else ``RADAR_TOKEN_FILE``.
+
+    ``environ`` and ``cwd`` are the caller's (the daemon answers for another process); a
+    relative file is read from ``cwd``.
+    """
+    env = os.environ if environ is None else environ
     path = token_file or None
-    if path is None and os.environ.get("RADAR_TOKEN"):
-        return os.environ["RADAR_TOKEN"].strip()
-    path = path or os.environ.get("RADAR_TOKEN_FILE")
+    if path is None and env.get("RADAR_TOKEN"):
+        return env["RADAR_TOKEN"].strip()
+    path = path or env.get("RADAR_TOKEN_FILE")
     if not path:
         return None
     try:
-        return Path(path).expanduser().read_text(encoding="utf-8").strip() or None
+        where = Path(cwd or ".", Path(path).expanduser())
+        return where.read_text(encoding="utf-8").strip() or None
     except OSError as exc:
         raise ConfigError(f"token file {path}: {exc.strerror or exc}") from None
 
@@ -117,20 +125,24 @@ def load_config(
     server: str | None = None,
     token_file: str | None = None,
     repository: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    cwd: str | None = None,
 ) -> RadarConfig:
-    """Settings for the worktree at ``root`` (``None``: flags and environment only)."""
+    """Settings for the worktree at ``root`` (``None``: flags and environment only);
+    ``environ`` and ``cwd``: the caller's, when another process asks (default: this one's)."""
+    env = os.environ if environ is None else environ
     data = _file(Path(root)) if root is not None else {}
     radar = data.get("radar", {})
     policy_table = data.get("policy", {})
     if not isinstance(radar, dict) or not isinstance(policy_table, dict):
         raise ConfigError(f"{CONFIG_FILE}: [radar] and [policy] must be tables")
     config = RadarConfig(
-        server=(server or os.environ.get("RADAR_SERVER") or radar.get("server") or None),
-        repository=(repository or os.environ.get("RADAR_REPOSITORY") or radar.get("repository")),
+        server=(server or env.get("RADAR_SERVER") or radar.get("server") or None),
+        repository=(repository or env.get("RADAR_REPOSITORY") or radar.get("repository")),
         base=str(radar.get("base", "main")),
         profile=str(radar.get("profile", "radar-v1")),
         policy=_policy(policy_table),
         source=str(Path(root) / CONFIG_FILE) if data and root is not None else None,
     )
-    token = read_token(token_file or radar.get("token_file"))
+    token = read_token(token_file or radar.get("token_file"), environ=environ, cwd=cwd)
     return replace(config, token=token)

@@ -1,12 +1,17 @@
 """``radar daemon run|status|stop``: the warm process behind the hook's fast path (:mod:`.warm`).
 
-One daemon per state folder and install answers every repository's hooks for that user. It
-serves one call at a time on its main thread: a call sets the caller's working directory and
-``RADAR_*`` settings for its duration (and SIGALRM deadlines, which only the main thread gets,
-keep working), and calls from ten agents take tens of milliseconds each. It reads worktrees
-afresh for every call and keeps no airspace between calls; what it keeps warm is the imported
-code. It leaves on its own after ``RADAR_DAEMON_IDLE`` seconds without a call (default 900),
-when its socket is removed or replaced, or on ``radar daemon stop``.
+One daemon per state folder and install answers every repository's hooks for that user. Each
+connection is served on a thread of its own, so one slow repository (or one stalled client)
+never delays another caller: a call carries its caller's directory and ``RADAR_*`` settings
+explicitly (nothing process-wide is switched), and its deadline binds its git processes
+(``proximity.sources.git._run.git_deadline``), which are killed when it passes. A connection
+has :data:`_READ_TIMEOUT_S` to send its request, at most :data:`_MAX_REQUEST` bytes; a hook
+answer not ready within the budget the caller sent is given up (the caller answers itself).
+What it keeps warm is the imported code and the working sets of the worktrees it has seen
+(:mod:`proximity.sources.git.memo`). It leaves on its own after ``RADAR_DAEMON_IDLE`` seconds
+without a call (default 900), when its socket is removed or replaced, or on ``radar daemon
+stop``. ``radar daemon status`` tells a running daemon from a missing one and from a wedged one
+(its socket accepts, but no answer comes).
 """
 
 from __future__ import annotations
@@ -15,19 +20,24 @@ import contextlib
 import fcntl
 import json
 import os
+import socket
 import socketserver
 import sys
+import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from proximity.agent.warm import FORWARDED_ENV, socket_path
+from proximity.agent.warm import DAEMON_BUDGET_S, FORWARDED_ENV, socket_path
 
 __all__ = ["daemon_command", "daemon_status", "serve"]
 
-_POLL_S = 2.0
+_POLL_S = 0.5
 _DEFAULT_IDLE_S = 900.0
+_READ_TIMEOUT_S = 2.0  # a whole request, first byte to last
+_MAX_REQUEST = 9 * 1024 * 1024  # a hook's stdin is refused above 8 MiB anyway
+_STATUS_TIMEOUT_S = 2.0
+_SLACK_S = 1.2  # a fail-closed denial after the deadline (1 s) and the reply
 
 
 def _warm_up() -> None:
@@ -43,52 +53,97 @@ def _warm_up() -> None:
     remember_working_sets()
 
 
-@contextlib.contextmanager
-def _as_caller(request: dict[str, Any]) -> Iterator[None]:
-    """The caller's directory and settings for one call, then the daemon's own again."""
-    given = request.get("env")
-    env: dict[str, Any] = given if isinstance(given, dict) else {}
-    saved = {k: os.environ.get(k) for k in FORWARDED_ENV}
-    here = Path.cwd()
-    try:
-        for k in FORWARDED_ENV:
-            value = env.get(k)
-            if isinstance(value, str):
-                os.environ[k] = value
-            else:
-                os.environ.pop(k, None)
-        cwd = request.get("cwd")
-        if isinstance(cwd, str) and Path(cwd).is_dir():
-            os.chdir(cwd)
-        yield
-    finally:
-        os.chdir(here)
-        for k, old in saved.items():
-            if old is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = old
+class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True  # a call cut off at its deadline never holds the daemon's exit
+    block_on_close = False
 
-
-class _Server(socketserver.UnixStreamServer):
     def __init__(self, path: str) -> None:
         super().__init__(path, _Handler)
         self.started = time.monotonic()
         self.last_call = self.started
         self.served = 0
-        self.stopping = False
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+
+    def count_call(self) -> None:
+        with self.lock:
+            self.served += 1
+            self.last_call = time.monotonic()  # status calls do not keep a daemon alive
 
 
-class _Handler(socketserver.StreamRequestHandler):
+def _read_request(conn: socket.socket) -> bytes | None:
+    """The request's bytes, or ``None`` when it is too large or not sent in time."""
+    until = time.monotonic() + _READ_TIMEOUT_S
+    chunks, size = [], 0
+    while True:
+        left = until - time.monotonic()
+        if left <= 0:
+            return None
+        conn.settimeout(left)
+        try:
+            chunk = conn.recv(65536)
+        except OSError:  # the read timeout included
+            return None
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > _MAX_REQUEST:
+            return None
+        chunks.append(chunk)
+
+
+def _caller_env(request: dict[str, Any]) -> dict[str, str]:
+    given = request.get("env")
+    env = given if isinstance(given, dict) else {}
+    return {k: v for k, v in env.items() if k in FORWARDED_ENV and isinstance(v, str)}
+
+
+def _hook_reply(request: dict[str, Any]) -> dict[str, Any]:
+    """``{"stdout": ...}`` for a hook call, ``{}`` for what the caller must answer itself."""
+    argv, stdin, cwd = request.get("argv"), request.get("stdin"), request.get("cwd")
+    if not (isinstance(argv, list) and argv[:1] == ["hook"] and isinstance(stdin, str)):
+        return {}
+    if not (isinstance(cwd, str) and Path(cwd).is_absolute()):
+        return {}
+    budget = request.get("budget")
+    if isinstance(budget, bool) or not isinstance(budget, int | float) or budget <= 0:
+        budget = DAEMON_BUDGET_S
+    budget = min(float(budget), DAEMON_BUDGET_S)
+    from proximity.agent.cli import hook_answer
+
+    box: dict[str, Any] = {}
+
+    def answer() -> None:
+        # SystemExit: arguments argparse refuses; the caller answers, and says why.
+        with contextlib.suppress(SystemExit):
+            box["stdout"] = hook_answer(
+                [str(a) for a in argv], stdin, budget=budget, environ=_caller_env(request),
+                cwd=cwd,
+            )  # fmt: skip
+
+    # The answer runs on a thread of its own so that this one can give up on it: git is
+    # killed at the deadline, but nothing else could interrupt a call on a thread.
+    worker = threading.Thread(target=answer, daemon=True)
+    worker.start()
+    worker.join(budget + _SLACK_S)
+    return {"stdout": box["stdout"]} if "stdout" in box else {}
+
+
+class _Handler(socketserver.BaseRequestHandler):
     server: _Server
 
     def handle(self) -> None:
+        data = _read_request(self.request)
+        if data is None:
+            return  # too slow or too large: closed without an answer
         try:
-            request = json.loads(self.rfile.read())
-            reply = self._answer(request) if isinstance(request, dict) else {}
+            request = json.loads(data)
         except ValueError:
-            reply = {}
-        self.wfile.write(json.dumps(reply).encode())
+            request = None
+        reply = self._answer(request) if isinstance(request, dict) else {}
+        with contextlib.suppress(OSError):
+            self.request.settimeout(_READ_TIMEOUT_S)
+            self.request.sendall(json.dumps(reply).encode())
 
     def _answer(self, request: dict[str, Any]) -> dict[str, Any]:
         command = request.get("command")
@@ -99,22 +154,12 @@ class _Handler(socketserver.StreamRequestHandler):
                 "uptimeSeconds": round(time.monotonic() - self.server.started, 1),
             }
         if command == "stop":
-            self.server.stopping = True
+            self.server.stopping.set()
             return {"stopping": True}
-        argv, stdin = request.get("argv"), request.get("stdin")
-        if not (isinstance(argv, list) and argv[:1] == ["hook"] and isinstance(stdin, str)):
-            return {}
-        from proximity.agent.cli import hook_answer
-
-        try:
-            with _as_caller(request):
-                out = hook_answer([str(a) for a in argv], stdin)
-        except SystemExit:
-            return {}  # arguments argparse refuses: the caller answers, and says why
-
-        self.server.served += 1
-        self.server.last_call = time.monotonic()  # status calls do not keep a daemon alive
-        return {"stdout": out}
+        reply = _hook_reply(request)
+        if "stdout" in reply:
+            self.server.count_call()
+        return reply
 
 
 def _same_socket(path: Path, inode: int) -> bool:
@@ -140,6 +185,7 @@ def serve(where: str, *, idle_seconds: float | None = None) -> int:
         lock.flush()
         # A dead daemon's socket: nobody holds the lock any more.
         path.unlink(missing_ok=True)
+        Path(f"{path}.wedged").unlink(missing_ok=True)
         _warm_up()
         old_umask = os.umask(0o177)
         try:
@@ -149,7 +195,7 @@ def serve(where: str, *, idle_seconds: float | None = None) -> int:
         inode = path.stat().st_ino
         server.timeout = _POLL_S
         with server:
-            while not server.stopping:
+            while not server.stopping.is_set():
                 server.handle_request()
                 idle = time.monotonic() - server.last_call
                 if idle > idle_seconds or not _same_socket(path, inode):
@@ -159,40 +205,65 @@ def serve(where: str, *, idle_seconds: float | None = None) -> int:
     return 0
 
 
-def _call(path: str, command: str) -> dict[str, Any] | None:
-    import socket
-
+def _call(path: str, command: str) -> tuple[str, dict[str, Any] | None]:
+    """``("running", reply)``, ``("missing", None)`` (no socket, or nobody listening on it) or
+    ``("wedged", None)`` (the socket accepts the call, but no answer comes)."""
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    conn.settimeout(5.0)
+    conn.settimeout(_STATUS_TIMEOUT_S)
     try:
-        conn.connect(path)
+        try:
+            conn.connect(path)
+        except OSError:
+            return "missing", None
         conn.sendall(json.dumps({"command": command}).encode())
         conn.shutdown(socket.SHUT_WR)
         data = b""
         while chunk := conn.recv(65536):
             data += chunk
         reply = json.loads(data)
-        return reply if isinstance(reply, dict) else None
+        return ("running", reply) if isinstance(reply, dict) else ("wedged", None)
     except (OSError, ValueError):
-        return None
+        return "wedged", None
     finally:
         conn.close()
+
+
+def _holder(path: str) -> str:
+    """The pid written in the socket's lock file, when a process still holds it."""
+    try:
+        with Path(f"{path}.lock").open(encoding="utf-8") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return ""  # nobody holds it
+            except BlockingIOError:
+                return lock.read().strip()
+    except OSError:
+        return ""
 
 
 def daemon_status() -> dict[str, Any] | None:
     """The running daemon's ``{pid, served, uptimeSeconds}``, or ``None``."""
     path = socket_path()
-    return _call(path, "status") if path else None
+    return _call(path, "status")[1] if path else None
 
 
 def daemon_command(action: str, *, socket_override: str | None = None) -> int:
+    """Exit 0 running (or stopped), 1 not running, 3 wedged (it holds its socket, no answer)."""
     path = socket_override or socket_path()
     if path is None:
         print("radar: the state folder's path is too long for a Unix socket", file=sys.stderr)
         return 1
     if action == "run":
         return serve(path)
-    reply = _call(path, action)
+    state, reply = _call(path, action)
+    if state == "wedged":
+        pid = _holder(path)
+        print(
+            f"wedged: the socket accepts calls but no answer came within {_STATUS_TIMEOUT_S:g} s"
+            f" (pid {pid or 'unknown'}; `kill {pid or 'PID'}` ends it, the next hook starts "
+            f"another) ({path})"
+        )
+        return 3
     if reply is None:
         print(f"not running ({path})")
         return 0 if action == "stop" else 1

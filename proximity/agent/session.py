@@ -46,14 +46,18 @@ def _working_sets(top: Any, base: str, max_workers: int = 4) -> tuple[WorkingSet
 
 
 def _in_thread(fn: Any, *args: Any, **kwargs: Any) -> Any:
-    """Start ``fn`` on a thread; the returned callable joins it and gives its result."""
+    """Start ``fn`` on a thread (bound by the caller's deadline); the returned callable joins
+    it and gives its result."""
     import threading
 
+    from proximity.sources.git._run import carry_deadline
+
     box: dict[str, Any] = {}
+    bound = carry_deadline(fn)
 
     def run() -> None:
         try:
-            box["value"] = fn(*args, **kwargs)
+            box["value"] = bound(*args, **kwargs)
         except BaseException as exc:  # re-raised in the caller's thread
             box["error"] = exc
 
@@ -177,16 +181,19 @@ class AgentSession:
         # two overlap: on a hook's short life that is most of its time (bench/hooks.py).
         from concurrent.futures import ThreadPoolExecutor
 
+        from proximity.sources.git._run import carry_deadline
+
         base = self.config.base
-        with ThreadPoolExecutor(max_workers=2) as pool:
+        pool = ThreadPoolExecutor(max_workers=2)
+        try:
             # One git process per core: more only steal the core numpy's import runs on.
             workers = os.cpu_count() or 2
-            sets = pool.submit(_working_sets, self.worktree.top, base, workers)
-            files = pool.submit(engine_entries, self.worktree, planned, base=base)
+            sets = pool.submit(carry_deadline(_working_sets), self.worktree.top, base, workers)
+            files = pool.submit(carry_deadline(engine_entries), self.worktree, planned, base=base)
             from proximity.agent.local import local_check  # numpy only when answered here
 
             entries = files.result()
-            drift = pool.submit(self.mainline_drift, entries, written)
+            drift = pool.submit(carry_deadline(self.mainline_drift), entries, written)
             result = local_check(
                 self.worktree,
                 planned,
@@ -196,6 +203,10 @@ class AgentSession:
                 files=entries,
             )
             return self.with_drift(result, drift.result())
+        finally:
+            # Never wait for the readers here: past the deadline their git calls are being
+            # killed, and a hook answers (fail open) without them.
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def acknowledge(self, other: str, *, note: str = "") -> str:
         """Acknowledge the encounter with ``other``; the same edits are then allowed.

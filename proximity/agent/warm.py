@@ -3,12 +3,18 @@
 A hook process lives for one answer, and most of that life went on importing numpy, the engine
 and the HTTP client (bench/hooks.py). A daemon per state folder keeps them imported; the hook
 process then only forwards its arguments, its ``RADAR_*`` settings and stdin over a Unix socket
-and prints the answer. The daemon reads the worktrees afresh for every call (nothing about the
-airspace is cached), so its answer is the one the hook would have computed itself.
+and prints the answer. The daemon's answer is byte for byte the one the hook would have
+computed itself (tests/agent/test_daemon.py).
 
 This module is the only code a forwarded hook runs, so it imports the standard library's
 smallest modules and nothing of ours. Every failure here means "answer in this process": the
 daemon is an accelerator, never a dependency. ``RADAR_DAEMON=0`` turns it off.
+
+Time: a harness kills a hook after 10 s (the installed timeout). The whole hook keeps within
+:data:`HOOK_BUDGET_S`: it waits for the daemon at most :data:`_ANSWER_TIMEOUT_S` (the daemon
+answers within the budget it is sent), and answers in this process with what is left when the
+daemon does not. A daemon that let a caller down that way is skipped by every hook for
+:data:`_WEDGED_PAUSE_S`, so a stopped daemon costs one slow hook, not one per edit.
 """
 
 from __future__ import annotations
@@ -18,15 +24,28 @@ import os
 import socket
 import sys
 
-__all__ = ["FORWARDED_ENV", "ask", "enabled", "socket_path", "spawn", "state_dir"]
+__all__ = [
+    "FORWARDED_ENV",
+    "HOOK_BUDGET_S",
+    "ask",
+    "enabled",
+    "socket_path",
+    "spawn",
+    "state_dir",
+]
 
 #: The settings a hook reads from its environment, sent with each call (the daemon's own
 #: environment is the first caller's, so each call brings its own).
 FORWARDED_ENV = ("RADAR_SERVER", "RADAR_TOKEN", "RADAR_TOKEN_FILE", "RADAR_REPOSITORY")
 _CONNECT_TIMEOUT_S = 0.25
-# Past the daemon's own deadlines (10 s to read the policy, then the policy's timeout), so a
-# slow answer is the daemon's fail-open or fail-closed one, not ours.
-_ANSWER_TIMEOUT_S = 15.0
+#: Seconds a hook may take, start to answer: below the 10 s the installed harness waits, with
+#: room for a fail-closed denial (1 s) and the interpreter's start.
+HOOK_BUDGET_S = 8.0
+#: The daemon is asked to answer within this (its fail-open or fail-closed answer included)...
+DAEMON_BUDGET_S = 4.5
+#: ... and waited for this long; then this process answers within what is left of the budget.
+_ANSWER_TIMEOUT_S = 6.0
+_WEDGED_PAUSE_S = 30.0
 _SPAWN_PAUSE_S = 10.0  # one start attempt per pause, so a daemon that cannot start costs little
 _MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux
 
@@ -69,11 +88,39 @@ def socket_path() -> str | None:
     return path if len(path.encode()) <= _MAX_SOCKET_PATH else None
 
 
+def _wedged(path: str) -> bool:
+    """Did a hook find this daemon unanswering within the last pause?"""
+    try:
+        import time
+
+        return time.time() - os.stat(path + ".wedged").st_mtime < _WEDGED_PAUSE_S
+    except OSError:
+        return False
+
+
+def _receive(conn: socket.socket, until: float) -> bytes:
+    import time
+
+    chunks = []
+    while True:
+        left = until - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("no answer in time")
+        conn.settimeout(left)
+        chunk = conn.recv(65536)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
 def ask(argv: list[str], stdin: str) -> str | None:
     """The daemon's stdout for ``radar ARGV`` with ``stdin``; ``None``: answer here instead."""
     path = socket_path() if enabled() else None
-    if path is None:
+    if path is None or _wedged(path):
         return None
+    import time
+
+    until = time.monotonic() + _ANSWER_TIMEOUT_S
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         conn.settimeout(_CONNECT_TIMEOUT_S)
@@ -87,20 +134,29 @@ def ask(argv: list[str], stdin: str) -> str | None:
             "stdin": stdin,
             "cwd": os.getcwd(),
             "env": {k: os.environ[k] for k in FORWARDED_ENV if k in os.environ},
+            "budget": DAEMON_BUDGET_S,
         }
         conn.settimeout(_ANSWER_TIMEOUT_S)
         conn.sendall(json.dumps(request).encode())
         conn.shutdown(socket.SHUT_WR)
-        chunks = []
-        while chunk := conn.recv(65536):
-            chunks.append(chunk)
-        reply = json.loads(b"".join(chunks))
+        reply = json.loads(_receive(conn, until))
         out = reply.get("stdout") if isinstance(reply, dict) else None
         return out if isinstance(out, str) else None
+    except TimeoutError:
+        _mark_wedged(path)
+        return None  # a daemon that stalls: this process answers, the next ones skip it
     except (OSError, ValueError):
-        return None  # a daemon that dies or stalls mid-call: this process answers
+        return None  # a daemon that dies mid-call: this process answers
     finally:
         conn.close()
+
+
+def _mark_wedged(path: str) -> None:
+    try:
+        with open(path + ".wedged", "w", encoding="utf-8"):
+            pass
+    except OSError:
+        pass
 
 
 def spawn(path: str) -> None:

@@ -10,13 +10,41 @@ exempt from it.
 
 from __future__ import annotations
 
+import os
 import resource
 import signal
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-__all__ = ["Limits", "wall_clock_deadline"]
+__all__ = ["Limits", "read_bounded", "wall_clock_deadline"]
+
+
+def read_bounded(path: str | os.PathLike[str], limit: int, *, follow: bool = False) -> bytes | None:
+    """The bytes of the regular file at ``path``, or ``None`` when it holds more than ``limit``
+    or is no regular file (a FIFO, a device, a socket: opened without blocking and never read).
+
+    Never reads more than ``limit`` + 1 bytes, whatever the file does meanwhile. Raises
+    :class:`OSError` when it cannot be opened (missing, no permission, a symbolic link unless
+    ``follow``).
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    return None if size > limit else b"".join(chunks)
 
 
 @contextmanager
