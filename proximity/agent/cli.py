@@ -149,8 +149,12 @@ def hook_answer(
     from proximity.agent.hook import run_hook
 
     args = _parser().parse_args(list(argv))
-    overrides = {**_overrides(args), "environ": environ, "cwd": cwd}
-    return run_hook(args.harness, stdin, budget=budget, **overrides).stdout
+    if environ is None or cwd is None:
+        return run_hook(args.harness, stdin, budget=budget, **_overrides(args)).stdout
+    from proximity.agent.config import as_caller
+
+    with as_caller(environ, cwd):
+        return run_hook(args.harness, stdin, budget=budget, **_overrides(args)).stdout
 
 
 def _hook(argv: Sequence[str]) -> int:
@@ -175,7 +179,10 @@ def _hook(argv: Sequence[str]) -> int:
     threading = sys.modules.get("threading")  # never imported: no thread to wait for
     if threading is not None and threading.active_count() > 1:
         # A reader cut off by the deadline may still be unwinding: the answer is out, and
-        # interpreter exit would wait for it, so leave now.
+        # interpreter exit would wait for it, so leave now, with its git calls killed.
+        from proximity.sources.git._run import kill_running
+
+        kill_running()
         os._exit(0)
     return 0
 

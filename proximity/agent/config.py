@@ -8,19 +8,36 @@ file or a variable, never required on a command line where ``ps`` would show it.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ConfigError", "Policy", "RadarConfig", "load_config"]
+__all__ = ["ConfigError", "Policy", "RadarConfig", "as_caller", "load_config"]
 
 CONFIG_FILE = ".radar.toml"
 _RESOLUTION = ("deny", "ask", "warn", "off")
 _DRIFT = ("deny", "ask", "warn", "off")
 _TRAFFIC = ("context", "off")
 _ON_ERROR = ("open", "closed")
+
+
+# The environment and working folder of the process a hook answers for, when that is not this
+# process (the daemon answers many callers at once, on threads: nothing process-wide changes).
+_CALLER: ContextVar[tuple[Mapping[str, str], str] | None] = ContextVar("radar_caller", default=None)
+
+
+@contextlib.contextmanager
+def as_caller(environ: Mapping[str, str], cwd: str) -> Iterator[None]:
+    """Read ``RADAR_*`` settings from ``environ`` and relative files from ``cwd`` meanwhile."""
+    token = _CALLER.set((environ, cwd))
+    try:
+        yield
+    finally:
+        _CALLER.reset(token)
 
 
 class ConfigError(ValueError):
@@ -125,12 +142,10 @@ def load_config(
     server: str | None = None,
     token_file: str | None = None,
     repository: str | None = None,
-    environ: Mapping[str, str] | None = None,
-    cwd: str | None = None,
 ) -> RadarConfig:
-    """Settings for the worktree at ``root`` (``None``: flags and environment only);
-    ``environ`` and ``cwd``: the caller's, when another process asks (default: this one's)."""
-    env = os.environ if environ is None else environ
+    """Settings for the worktree at ``root`` (``None``: flags and environment only), with the
+    environment and folder of the caller (:func:`as_caller`; by default this process's)."""
+    env, cwd = _CALLER.get() or (os.environ, None)
     data = _file(Path(root)) if root is not None else {}
     radar = data.get("radar", {})
     policy_table = data.get("policy", {})
@@ -144,5 +159,5 @@ def load_config(
         policy=_policy(policy_table),
         source=str(Path(root) / CONFIG_FILE) if data and root is not None else None,
     )
-    token = read_token(token_file or radar.get("token_file"), environ=environ, cwd=cwd)
+    token = read_token(token_file or radar.get("token_file"), environ=env, cwd=cwd)
     return replace(config, token=token)

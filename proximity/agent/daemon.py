@@ -74,7 +74,8 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 def _read_request(conn: socket.socket) -> bytes | None:
     """The request's bytes, or ``None`` when it is too large or not sent in time."""
     until = time.monotonic() + _READ_TIMEOUT_S
-    chunks, size = [], 0
+    chunks: list[bytes] = []
+    size = 0
     while True:
         left = until - time.monotonic()
         if left <= 0:

@@ -101,7 +101,7 @@ def _wedged(path: str) -> bool:
 def _receive(conn: socket.socket, until: float) -> bytes:
     import time
 
-    chunks = []
+    chunks: list[bytes] = []
     while True:
         left = until - time.monotonic()
         if left <= 0:

@@ -12,6 +12,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
@@ -25,6 +26,7 @@ __all__ = [
     "git",
     "git_deadline",
     "git_text",
+    "kill_running",
     "move_deadline",
 ]
 
@@ -40,6 +42,10 @@ _TIMEOUT_S = 30.0
 # A monotonic instant no git call of this context may outlive. A context variable, so the
 # concurrent calls of one daemon each keep their own; threads take it with carry_deadline.
 _DEADLINE: ContextVar[float | None] = ContextVar("git_deadline", default=None)
+# Process groups of the git calls under way, for a process that leaves before its readers
+# noticed their deadline (kill_running).
+_RUNNING: set[int] = set()
+_RUNNING_LOCK = threading.Lock()
 
 
 class GitError(RuntimeError):
@@ -88,6 +94,16 @@ def _time_left(cwd: str | Path, verb: str) -> float:
     if left <= 0:
         raise GitError(cwd, f"git {verb} not started: past the deadline")
     return min(_TIMEOUT_S, left)
+
+
+def kill_running() -> None:
+    """Kill every git call of this process still under way (before leaving it: a thread still
+    waiting on one would never get to kill it)."""
+    with _RUNNING_LOCK:
+        groups = list(_RUNNING)
+    for group in groups:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(group, signal.SIGKILL)
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
@@ -141,6 +157,8 @@ def git(
         )
     except OSError as exc:
         raise GitError(cwd, f"git {args[0]} did not run: {exc}") from exc
+    with _RUNNING_LOCK:
+        _RUNNING.add(proc.pid)
     try:
         out, err = proc.communicate(stdin, timeout=timeout)
     except BaseException as exc:  # the deadline, or a hook's alarm interrupting the wait
@@ -148,6 +166,9 @@ def git(
         if isinstance(exc, subprocess.TimeoutExpired):
             raise GitError(cwd, f"git {args[0]} killed after {timeout:.1f} s") from None
         raise
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING.discard(proc.pid)
     if proc.returncode not in ok_codes:
         message = err.decode("utf-8", "replace").strip() or f"exit {proc.returncode}"
         raise GitError(cwd, f"git {args[0]} failed: {message}")
