@@ -8,6 +8,7 @@ Each problem is one line on stderr.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 from collections.abc import Sequence
@@ -65,6 +66,13 @@ def _parser() -> argparse.ArgumentParser:
     hooks.add_argument("--path", default=".", help="the worktree (project scope)")
     _server_flags(hooks)
     return parser
+
+
+@functools.cache
+def _hook_parser() -> argparse.ArgumentParser:
+    """Built once per process: the daemon parses every call's words with it (building the
+    parser, with its translated help texts, costs more than the rest of a cached answer)."""
+    return _parser()
 
 
 def _ranges(text: str | None) -> tuple[tuple[int, int], ...] | None:
@@ -148,7 +156,7 @@ def hook_answer(
     ``environ`` and ``cwd`` are then the caller's), within ``budget`` seconds."""
     from proximity.agent.hook import run_hook
 
-    args = _parser().parse_args(list(argv))
+    args = _hook_parser().parse_args(list(argv))
     if environ is None or cwd is None:
         return run_hook(args.harness, stdin, budget=budget, **_overrides(args)).stdout
     from proximity.agent.config import as_caller

@@ -10,7 +10,8 @@ answer not ready within the budget the caller sent is given up (the caller answe
 What it keeps warm is the imported code and the working sets of the worktrees it has seen
 (:mod:`proximity.sources.git.memo`). It leaves on its own after ``RADAR_DAEMON_IDLE`` seconds
 without a call (default 900), when its socket is removed or replaced, or on ``radar daemon
-stop``. ``radar daemon status`` tells a running daemon from a missing one and from a wedged one
+stop``. ``RADAR_DAEMON_WATCH=0`` turns the file notifications off: every call then asks git
+(each worktree's ``git status`` tells what changed). ``radar daemon status`` tells a running daemon from a missing one and from a wedged one
 (its socket accepts, but no answer comes).
 """
 
@@ -26,13 +27,17 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proximity.agent.warm import DAEMON_BUDGET_S, FORWARDED_ENV, socket_path
+
+if TYPE_CHECKING:
+    from proximity.sources.git import readcache
 
 __all__ = ["daemon_command", "daemon_status", "serve"]
 
 _POLL_S = 0.5
+_SETTLE_S = 0.05
 _DEFAULT_IDLE_S = 900.0
 _READ_TIMEOUT_S = 2.0  # a whole request, first byte to last
 _MAX_REQUEST = 9 * 1024 * 1024  # a hook's stdin is refused above 8 MiB anyway
@@ -49,8 +54,29 @@ def _warm_up() -> None:
     import proximity.agent.hook
     import proximity.agent.local  # noqa: F401
     from proximity.agent.session import remember_working_sets
+    from proximity.sources.git import readcache
 
     remember_working_sets()
+    watch = os.environ.get("RADAR_DAEMON_WATCH", "1").strip().lower()
+    cache = readcache.install() if watch not in {"0", "off", "false", "no"} else None
+    if cache is not None:
+        threading.Thread(target=_refresh_loop, args=(cache,), daemon=True).start()
+
+
+def _refresh_loop(cache: readcache.GitReadCache) -> None:
+    """After each burst of changes, read the working sets of the repositories answered for
+    lately, so a hook finds them in the cache (answering is then a lookup)."""
+    from proximity.agent.session import refresh_recent
+
+    seen = cache.sequence
+    while True:
+        changed = cache.wait_for_change(seen, timeout=60.0)
+        if changed == seen:
+            continue
+        time.sleep(_SETTLE_S)  # a burst of writes (a checkout, a formatter) settles first
+        seen = cache.sequence
+        with contextlib.suppress(Exception):  # a bad repository never ends the loop
+            refresh_recent()
 
 
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):

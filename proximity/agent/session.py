@@ -8,6 +8,7 @@ repository name) every question goes to it; otherwise the worktrees on this mach
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -23,13 +24,17 @@ if TYPE_CHECKING:
     from proximity.sources.git import WorkingSet
     from proximity.sources.git.memo import WorkingSetMemo
 
-__all__ = ["AgentSession", "ServerError", "remember_working_sets"]
+__all__ = ["AgentSession", "ServerError", "refresh_recent", "remember_working_sets"]
 
 DriftAnswer = tuple[tuple[DriftFinding, ...], str]
 
 # Set in a long-lived process (the daemon): worktrees are re-read only when they changed. A
 # one-shot hook process leaves it unset, since telling what changed costs it one more git call.
 _MEMO: WorkingSetMemo | None = None
+# The repositories (worktree, base) the daemon answered for lately, with when: it reads them
+# again in the background after a change, so the next hook finds their answers ready.
+_RECENT: dict[tuple[str, str], float] = {}
+_RECENT_S = 3600.0
 
 
 def remember_working_sets() -> None:
@@ -42,7 +47,31 @@ def remember_working_sets() -> None:
 def _working_sets(top: Any, base: str, max_workers: int = 4) -> tuple[WorkingSet, ...]:
     from proximity.sources.git import read_working_sets
 
+    if _MEMO is not None:
+        _RECENT[(str(top), base)] = time.monotonic()
     return read_working_sets(top, base=base, max_workers=max_workers, memo=_MEMO)
+
+
+def refresh_recent(*, seconds: float = 10.0) -> int:
+    """Read again the working sets of the repositories answered for lately (the daemon's
+    background work after a change); each within ``seconds``. How many were read."""
+    from proximity.sources.git import GitError
+    from proximity.sources.git._run import git_deadline
+
+    now = time.monotonic()
+    done = 0
+    for (top, base), asked in list(_RECENT.items()):
+        if now - asked > _RECENT_S:
+            _RECENT.pop((top, base), None)
+            continue
+        try:
+            with git_deadline(time.monotonic() + seconds):
+                read_again = _working_sets(top, base)
+        except (GitError, OSError):
+            continue
+        _RECENT[(top, base)] = asked  # a background read is not a caller
+        done += bool(read_again)
+    return done
 
 
 def _in_thread(fn: Any, *args: Any, **kwargs: Any) -> Any:

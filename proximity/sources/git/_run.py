@@ -17,7 +17,10 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from proximity.sources.git.readcache import GitReadCache
 
 __all__ = [
     "DIFF_ARGS",
@@ -28,6 +31,7 @@ __all__ = [
     "git_text",
     "kill_running",
     "move_deadline",
+    "use_read_cache",
 ]
 
 T = TypeVar("T")
@@ -46,6 +50,7 @@ _DEADLINE: ContextVar[float | None] = ContextVar("git_deadline", default=None)
 # noticed their deadline (kill_running).
 _RUNNING: set[int] = set()
 _RUNNING_LOCK = threading.Lock()
+_READ_CACHE: GitReadCache | None = None
 
 
 class GitError(RuntimeError):
@@ -131,19 +136,20 @@ def _env(extra: Mapping[str, str] | None) -> dict[str, str]:
     return env
 
 
-def git(
+def use_read_cache(cache: GitReadCache | None) -> None:
+    """Answer read-only calls from ``cache`` from now on (a long-lived process's; see
+    :mod:`proximity.sources.git.readcache`)."""
+    global _READ_CACHE
+    _READ_CACHE = cache
+
+
+def _execute(
     cwd: str | Path,
     args: Sequence[str],
-    *,
-    env: Mapping[str, str] | None = None,
-    stdin: bytes | None = None,
-    ok_codes: tuple[int, ...] = (0,),
-    preexec: Callable[[], None] | None = None,
-) -> tuple[int, bytes]:
-    """Run ``git -C cwd args``; return (exit code, stdout) or raise :class:`GitError`.
-
-    ``preexec`` runs in the child before exec (resource limits: ``proximity.sources.limits``).
-    """
+    env: Mapping[str, str] | None,
+    stdin: bytes | None,
+    preexec: Callable[[], None] | None,
+) -> tuple[int, bytes, bytes]:
     timeout = _time_left(cwd, args[0])
     try:
         proc = subprocess.Popen(
@@ -169,10 +175,39 @@ def git(
     finally:
         with _RUNNING_LOCK:
             _RUNNING.discard(proc.pid)
-    if proc.returncode not in ok_codes:
-        message = err.decode("utf-8", "replace").strip() or f"exit {proc.returncode}"
+    return proc.returncode, out, err
+
+
+def git(
+    cwd: str | Path,
+    args: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    stdin: bytes | None = None,
+    ok_codes: tuple[int, ...] = (0,),
+    preexec: Callable[[], None] | None = None,
+) -> tuple[int, bytes]:
+    """Run ``git -C cwd args``; return (exit code, stdout) or raise :class:`GitError`.
+
+    ``preexec`` runs in the child before exec (resource limits: ``proximity.sources.limits``).
+    """
+    cache = _READ_CACHE
+    if cache is not None and env is None and stdin is None and preexec is None:
+        from proximity.sources.git.readcache import CACHED_VERBS
+
+        if args and args[0] in CACHED_VERBS:
+            where = str(Path(cwd).absolute())
+            code, out, err = cache.answer(
+                where, list(args), lambda a: _execute(where, a, None, None, None)
+            )
+        else:
+            code, out, err = _execute(cwd, args, env, stdin, preexec)
+    else:
+        code, out, err = _execute(cwd, args, env, stdin, preexec)
+    if code not in ok_codes:
+        message = err.decode("utf-8", "replace").strip() or f"exit {code}"
         raise GitError(cwd, f"git {args[0]} failed: {message}")
-    return proc.returncode, out
+    return code, out
 
 
 def git_text(cwd: str | Path, args: Sequence[str], **kwargs: object) -> str:
