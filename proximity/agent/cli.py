@@ -64,6 +64,12 @@ def _parser() -> argparse.ArgumentParser:
     hooks.add_argument("--harness", choices=HARNESSES, required=True)
     hooks.add_argument("--scope", choices=("project", "local", "user"), default="project")
     hooks.add_argument("--path", default=".", help="the worktree (project scope)")
+    hooks.add_argument(
+        "--http",
+        action="store_true",
+        help="Claude Code: PreToolUse as an HTTP call to the daemon (--scope local or user)",
+    )
+    hooks.add_argument("--http-port", type=int, help="the daemon's HTTP port (default 47291)")
     _server_flags(hooks)
     return parser
 

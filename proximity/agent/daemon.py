@@ -7,12 +7,16 @@ explicitly (nothing process-wide is switched), and its deadline binds its git pr
 (``proximity.sources.git._run.git_deadline``), which are killed when it passes. A connection
 has :data:`_READ_TIMEOUT_S` to send its request, at most :data:`_MAX_REQUEST` bytes; a hook
 answer not ready within the budget the caller sent is given up (the caller answers itself).
-What it keeps warm is the imported code and the working sets of the worktrees it has seen
-(:mod:`proximity.sources.git.memo`). It leaves on its own after ``RADAR_DAEMON_IDLE`` seconds
-without a call (default 900), when its socket is removed or replaced, or on ``radar daemon
-stop``. ``RADAR_DAEMON_WATCH=0`` turns the file notifications off: every call then asks git
-(each worktree's ``git status`` tells what changed). ``radar daemon status`` tells a running daemon from a missing one and from a wedged one
-(its socket accepts, but no answer comes).
+
+What it keeps warm: the imported code, every read-only git answer until a file-system event
+in its scope (:mod:`proximity.sources.git.readcache`; read again in the background after a
+change) and the working sets (:mod:`proximity.sources.git.memo`), so a hook's answer is a
+parse, the planned lines and lookups. ``RADAR_DAEMON_WATCH=0`` turns the notifications off:
+every call then asks git. When the HTTP hook is installed (:mod:`.http_hook`) it also answers
+``POST http://127.0.0.1:PORT/hook/claude``. It leaves on its own after ``RADAR_DAEMON_IDLE``
+seconds without a call (default 900), when its socket is removed or replaced, or on ``radar
+daemon stop``. ``radar daemon status`` tells a running daemon from a missing one and from a
+wedged one (its socket accepts, but no answer comes).
 """
 
 from __future__ import annotations
@@ -26,9 +30,12 @@ import socketserver
 import sys
 import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, urlsplit
 
+from proximity.agent.http_hook import authorized, http_config
 from proximity.agent.warm import DAEMON_BUDGET_S, FORWARDED_ENV, socket_path
 
 if TYPE_CHECKING:
@@ -189,6 +196,105 @@ class _Handler(socketserver.BaseRequestHandler):
         return reply
 
 
+class _HttpHandler(BaseHTTPRequestHandler):
+    """``POST /hook/claude[?flags]`` with the hook's JSON as the body (:mod:`.http_hook`)."""
+
+    timeout = _READ_TIMEOUT_S  # each read of a connection; the body has one budget in all
+    server: _HttpServer
+
+    def do_POST(self) -> None:
+        if not authorized(self.headers.get("Authorization"), self.server.token):
+            return self._send(401, b"")
+        url = urlsplit(self.path)
+        if url.path != "/hook/claude":
+            return self._send(404, b"")
+        try:
+            length = int(self.headers.get("Content-Length") or "-1")
+        except ValueError:
+            length = -1
+        if not 0 <= length <= _MAX_REQUEST:
+            return self._send(413 if length > _MAX_REQUEST else 411, b"")
+        body = _read_exactly(self.connection, self.rfile, length)
+        if body is None:
+            return self._send(408, b"")
+        stdin = body.decode("utf-8", "replace")
+        flags = [w for k, v in parse_qsl(url.query) if k in _HTTP_FLAGS for w in (f"--{k}", v)]
+        request = {"argv": ["hook", "claude", *flags], "stdin": stdin, "cwd": _payload_cwd(stdin),
+                   "env": {}, "budget": DAEMON_BUDGET_S}  # fmt: skip
+        reply = _hook_reply(request)
+        if "stdout" not in reply:
+            return self._send(503, b"")  # Claude Code: a non-blocking error, the edit goes on
+        self.server.daemon_server.count_call()
+        out = reply["stdout"]
+        return self._send(200, out.encode(), "application/json" if out else "text/plain")
+
+    def _send(self, status: int, body: bytes, kind: str = "text/plain") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # one line per edit on a closed stderr is no use
+
+
+class _HttpServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(self, port: int, token: str, daemon_server: _Server) -> None:
+        super().__init__(("127.0.0.1", port), _HttpHandler)
+        self.token = token
+        self.daemon_server = daemon_server
+
+
+_HTTP_FLAGS = frozenset({"server", "repository", "token-file"})
+
+
+def _read_exactly(conn: socket.socket, rfile: Any, length: int) -> bytes | None:
+    until = time.monotonic() + _READ_TIMEOUT_S
+    chunks: list[bytes] = []
+    size = 0
+    while size < length:
+        left = until - time.monotonic()
+        if left <= 0:
+            return None
+        conn.settimeout(left)
+        try:
+            chunk = rfile.read1(length - size)
+        except OSError:
+            return None
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def _payload_cwd(stdin: str) -> str:
+    """The payload's own ``cwd`` (absolute), else ``/``: an HTTP caller has no folder of its own."""
+    try:
+        cwd = json.loads(stdin).get("cwd")
+    except (ValueError, AttributeError):
+        return "/"
+    return cwd if isinstance(cwd, str) and Path(cwd).is_absolute() else "/"
+
+
+def _start_http(server: _Server) -> _HttpServer | None:
+    """The HTTP endpoint when the HTTP hook is installed and its port is free (else later)."""
+    config = http_config()
+    if config is None:
+        return None
+    try:
+        http = _HttpServer(config[0], config[1], server)
+    except OSError:
+        return None  # an older daemon still holds the port; tried again on the next poll
+    threading.Thread(target=http.serve_forever, kwargs={"poll_interval": 0.5},
+                     daemon=True).start()  # fmt: skip
+    return http
+
+
 def _same_socket(path: Path, inode: int) -> bool:
     try:
         return path.stat().st_ino == inode
@@ -221,12 +327,17 @@ def serve(where: str, *, idle_seconds: float | None = None) -> int:
             os.umask(old_umask)
         inode = path.stat().st_ino
         server.timeout = _POLL_S
+        http = _start_http(server)
         with server:
             while not server.stopping.is_set():
                 server.handle_request()
+                http = http or _start_http(server)
                 idle = time.monotonic() - server.last_call
                 if idle > idle_seconds or not _same_socket(path, inode):
                     break
+        if http is not None:
+            http.shutdown()
+            http.server_close()
         if _same_socket(path, inode):
             path.unlink()
     return 0

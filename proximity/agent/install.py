@@ -200,6 +200,11 @@ def _flags(args: argparse.Namespace) -> dict[str, str | None]:
 
 
 def _install(spec: HarnessSpec, args: argparse.Namespace) -> int:
+    http = getattr(args, "http", False)
+    if http:
+        from proximity.agent import http_hook
+
+        http_hook.check_http(spec, args.scope)
     command = hook_command(spec.harness, _flags(args))
     root = scope_root(args.scope, args.path)
     change = install(spec, root, command, args.scope)
@@ -210,13 +215,21 @@ def _install(spec: HarnessSpec, args: argparse.Namespace) -> int:
     else:
         print(f"already installed: {change.path} ({events}); nothing changed")
     print(f"command: {command}")
+    if http:
+        port = getattr(args, "http_port", None) or http_hook.DEFAULT_PORT
+        print(http_hook.install_http(spec, root, args.scope, _flags(args), port))
     for kind, text in harness_checks(spec, [(args.scope, root)]):
         print(f"{kind}: {text}")
     return 0
 
 
 def _uninstall(spec: HarnessSpec, args: argparse.Namespace) -> int:
-    change = uninstall(spec, scope_root(args.scope, args.path), args.scope)
+    from proximity.agent.http_hook import uninstall_http
+
+    root = scope_root(args.scope, args.path)
+    if uninstall_http(spec, root, args.scope):
+        print(f"removed the HTTP hook from {spec.path(root, args.scope)}")
+    change = uninstall(spec, root, args.scope)
     if not change.changed:
         print(f"nothing to remove: {change.path} holds no Overlap Radar hooks")
         return 0

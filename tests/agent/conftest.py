@@ -6,9 +6,11 @@ import contextlib
 import fcntl
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -97,9 +99,15 @@ def wait_daemon(scene: Scene, *, running: bool, within: float = 30.0) -> dict[st
 
 @pytest.fixture
 def warm(scene: Scene, monkeypatch: pytest.MonkeyPatch) -> Iterator[Scene]:
-    """The daemon on for this test (conftest turns it off for every other), stopped after."""
+    """The daemon on for this test (conftest turns it off for every other), stopped after.
+
+    Its state folder is a short one: a socket path holds at most 108 bytes, and pytest's
+    folders (``/tmp/pytest-of-USER/pytest-NNN/TEST-NAME/``) grow past that."""
     monkeypatch.setenv("RADAR_DAEMON", "1")
     monkeypatch.setenv("RADAR_DAEMON_IDLE", "120")
+    short = Path(tempfile.mkdtemp(prefix="rs-"))
+    monkeypatch.setenv("RADAR_STATE_DIR", str(short))
+    scene.state = short
     yield scene
     scene.radar("daemon", "stop")
     for lock in (scene.state / "daemon").glob("*.lock"):  # any other this test started
@@ -112,3 +120,4 @@ def warm(scene: Scene, monkeypatch: pytest.MonkeyPatch) -> Iterator[Scene]:
         with contextlib.suppress(ValueError, ProcessLookupError):
             os.kill(int(pid), signal.SIGTERM)
             os.kill(int(pid), signal.SIGCONT)  # a stopped one gets its SIGTERM now
+    shutil.rmtree(short, ignore_errors=True)
