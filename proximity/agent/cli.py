@@ -7,16 +7,19 @@ Each problem is one line on stderr.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from proximity.agent import HARNESSES
 
-__all__ = ["hook_answer", "main"]
+if TYPE_CHECKING:
+    import argparse
+
+__all__ = ["answer_here", "hook_answer", "main"]
 
 EXIT_ADVISORY = 2
 
@@ -28,6 +31,8 @@ def _server_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse  # not on a forwarded hook's path
+
     parser = argparse.ArgumentParser(prog="radar", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     hook = sub.add_parser("hook", help="run as a harness hook (reads its JSON on stdin)")
@@ -173,19 +178,22 @@ def hook_answer(
 
 def _hook(argv: Sequence[str]) -> int:
     """Forwarded to the warm daemon when one runs, else answered here; always 0."""
+    from proximity.agent import warm
+
+    started = time.monotonic()
+    stdin = warm.read_stdin()
+    out = warm.ask(list(argv), stdin)
+    return answer_here(argv, stdin, started) if out is None else warm.write(out)
+
+
+def answer_here(argv: Sequence[str], stdin: str, started: float) -> int:
+    """The hook answered in this process, within what is left of its budget; always 0."""
     import os
 
     from proximity.agent import warm
 
-    started = time.monotonic()
-    try:
-        stdin = sys.stdin.read(8 * 1024 * 1024 + 1)  # more is refused (hook.py) anyway
-    except (OSError, UnicodeDecodeError):
-        stdin = ""
-    out = warm.ask(list(argv), stdin)
-    if out is None:
-        left = warm.HOOK_BUDGET_S - (time.monotonic() - started)
-        out = hook_answer(argv, stdin, budget=max(left, 0.5))
+    left = warm.HOOK_BUDGET_S - (time.monotonic() - started)
+    out = hook_answer(argv, stdin, budget=max(left, 0.5))
     if out:
         sys.stdout.write(out + "\n")
     sys.stdout.flush()

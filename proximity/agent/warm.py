@@ -7,8 +7,11 @@ and prints the answer. The daemon's answer is byte for byte the one the hook wou
 computed itself (tests/agent/test_daemon.py).
 
 This module is the only code a forwarded hook runs, so it imports the standard library's
-smallest modules and nothing of ours. Every failure here means "answer in this process": the
-daemon is an accelerator, never a dependency. ``RADAR_DAEMON=0`` turns it off.
+smallest modules and nothing of ours. It also runs as a script, ``python -I -S
+.../proximity/agent/warm.py hook HARNESS``: the interpreter's minimum start (no site-packages
+scan, no ``.pth`` files), with ``site`` loaded only when the daemon does not answer. Every
+failure here means "answer in this process": the daemon is an accelerator, never a
+dependency. ``RADAR_DAEMON=0`` turns it off.
 
 Time: a harness kills a hook after 10 s (the installed timeout). The whole hook keeps within
 :data:`HOOK_BUDGET_S`: it waits for the daemon at most :data:`_ANSWER_TIMEOUT_S` (the daemon
@@ -29,9 +32,11 @@ __all__ = [
     "HOOK_BUDGET_S",
     "ask",
     "enabled",
+    "read_stdin",
     "socket_path",
     "spawn",
     "state_dir",
+    "write",
 ]
 
 #: The settings a hook reads from its environment, sent with each call (the daemon's own
@@ -46,6 +51,7 @@ DAEMON_BUDGET_S = 4.5
 #: ... and waited for this long; then this process answers within what is left of the budget.
 _ANSWER_TIMEOUT_S = 6.0
 _WEDGED_PAUSE_S = 30.0
+_MAX_STDIN = 8 * 1024 * 1024
 _SPAWN_PAUSE_S = 10.0  # one start attempt per pause, so a daemon that cannot start costs little
 _MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux
 
@@ -70,7 +76,9 @@ def _code_stamp() -> str:
     import zlib
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    parts = [sys.prefix, sys.version]
+    # The interpreter's folder, not sys.prefix: under -S a virtual environment's prefix is not
+    # set, and the `radar` script and `python -S warm.py` must find the same daemon.
+    parts = [os.path.dirname(os.path.abspath(sys.executable)), sys.version]
     for sub in ("agent", "engine", "sources"):
         for folder, dirs, files in os.walk(os.path.join(package, sub)):
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
@@ -159,6 +167,39 @@ def _mark_wedged(path: str) -> None:
         pass
 
 
+def read_stdin() -> str:
+    try:
+        return sys.stdin.read(_MAX_STDIN + 1)  # more is refused (hook.py) anyway
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def write(out: str) -> int:
+    """Print a hook's answer; always 0 (decisions travel on stdout)."""
+    if out:
+        sys.stdout.write(out + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+def _main(argv: list[str]) -> int:
+    """``python -I -S warm.py hook HARNESS [flags]``: forward, else load site and answer here."""
+    import time
+
+    started = time.monotonic()
+    stdin = read_stdin()
+    out = ask(argv, stdin)
+    if out is not None:
+        return write(out)
+    if sys.flags.no_site:
+        import site
+
+        site.main()  # the installed package, found the way `radar` finds it
+    from proximity.agent.cli import answer_here
+
+    return answer_here(argv, stdin, started)
+
+
 def spawn(path: str) -> None:
     """Start a daemon for next time, detached; at most one attempt per pause."""
     try:
@@ -187,3 +228,7 @@ def spawn(path: str) -> None:
         )
     except OSError:
         pass
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main(sys.argv[1:]))

@@ -214,3 +214,38 @@ def test_the_daemons_answers_are_byte_equal_to_the_hooks_own(warm: Scene) -> Non
     for (harness, stdin), want in zip(cases, expected, strict=True):
         assert warm.radar("hook", harness, stdin=stdin).stdout == want, (harness, stdin[:80])
     assert _status(warm)["served"] == len(cases)
+
+
+def test_the_minimal_start_forwarder_answers_the_same_with_and_without_the_daemon(
+    warm: Scene,
+) -> None:
+    """``python -I -S warm.py hook claude``: no site scan when the daemon answers."""
+    import proximity.agent.warm as warm_module
+
+    deny = json.dumps(_edit(warm, "line 22\n"))
+    expected = _cold(warm, json.loads(deny))
+    script = [sys.executable, "-I", "-S", warm_module.__file__, "hook", "claude"]
+    env = {**os.environ, "RADAR_STATE_DIR": str(warm.state)}
+
+    def run(extra: dict[str, str]) -> str:
+        done = subprocess.run(script, input=deny, cwd=warm.bob, env={**env, **extra},
+                              capture_output=True, text=True, check=True, timeout=60)  # fmt: skip
+        return done.stdout
+
+    assert run({"RADAR_DAEMON": "0"}) == expected  # site loaded, answered here
+    warm.hook("claude", deny)
+    _wait(warm, running=True)
+    probe = (
+        "import runpy, sys\n"
+        f"sys.argv = [{warm_module.__file__!r}, 'hook', 'claude']\n"
+        "try:\n    runpy.run_path(sys.argv[0], run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('site', 'proximity', 'numpy'))),"
+        " file=sys.stderr)\n"
+    )
+    forwarded = subprocess.run([sys.executable, "-I", "-S", "-c", probe], input=deny,
+                               cwd=warm.bob, env=env, capture_output=True, text=True, check=True,
+                               timeout=60)  # fmt: skip
+    assert forwarded.stdout == expected
+    assert forwarded.stderr.strip() == "[]"  # neither site nor any of our package
+    assert _status(warm)["served"] == 1
