@@ -8,14 +8,16 @@ Each problem is one line on stderr.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from proximity.agent import HARNESSES
 
+# Not typing.TYPE_CHECKING: importing typing alone costs a forwarded hook milliseconds, and mypy
+# reads any constant of this name the same way.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 
@@ -114,6 +116,8 @@ def _check(args: argparse.Namespace) -> int:
         expected = "START-END[,...] with 1 <= START <= END"
         print(f"radar: --lines: expected {expected}, got {args.lines!r}", file=sys.stderr)
         return 2
+    from pathlib import Path  # not on a forwarded hook's path
+
     path = str(Path(args.path).absolute())
     session = AgentSession.open(path, **_overrides(args))
     result = session.check([PlannedEdit(path, lines)])
@@ -125,6 +129,8 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _ack(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from proximity.agent.session import AgentSession
 
     session = AgentSession.open(str(Path(args.path).absolute()), **_overrides(args))
@@ -134,6 +140,8 @@ def _ack(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from proximity.agent.session import AgentSession
 
     session = AgentSession.open(str(Path(args.path).absolute()), **_overrides(args))
@@ -188,8 +196,6 @@ def _hook(argv: Sequence[str]) -> int:
 
 def answer_here(argv: Sequence[str], stdin: str, started: float) -> int:
     """The hook answered in this process, within what is left of its budget; always 0."""
-    import os
-
     from proximity.agent import warm
 
     left = warm.HOOK_BUDGET_S - (time.monotonic() - started)

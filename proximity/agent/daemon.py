@@ -14,9 +14,10 @@ change) and the working sets (:mod:`proximity.sources.git.memo`), so a hook's an
 parse, the planned lines and lookups. ``RADAR_DAEMON_WATCH=0`` turns the notifications off:
 every call then asks git. When the HTTP hook is installed (:mod:`.http_hook`) it also answers
 ``POST http://127.0.0.1:PORT/hook/claude``. It leaves on its own after ``RADAR_DAEMON_IDLE``
-seconds without a call (default 900), when its socket is removed or replaced, or on ``radar
-daemon stop``. ``radar daemon status`` tells a running daemon from a missing one and from a
-wedged one (its socket accepts, but no answer comes).
+seconds without a call (default 900), when its socket is removed or replaced, when the code
+under it changed (checked every 2 s), or on ``radar daemon stop``. ``radar daemon status``
+tells a running daemon from a missing one and from a wedged one (its socket accepts, but no
+answer comes).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
 from proximity.agent.http_hook import authorized, http_config
-from proximity.agent.warm import DAEMON_BUDGET_S, FORWARDED_ENV, socket_path
+from proximity.agent.warm import DAEMON_BUDGET_S, FORWARDED_ENV, code_fingerprint, socket_path
 
 if TYPE_CHECKING:
     from proximity.sources.git import readcache
@@ -45,6 +46,7 @@ __all__ = ["daemon_command", "daemon_status", "serve"]
 
 _POLL_S = 0.5
 _SETTLE_S = 0.05
+_CODE_CHECK_S = 2.0
 _DEFAULT_IDLE_S = 900.0
 _READ_TIMEOUT_S = 2.0  # a whole request, first byte to last
 _MAX_REQUEST = 9 * 1024 * 1024  # a hook's stdin is refused above 8 MiB anyway
@@ -328,6 +330,7 @@ def serve(where: str, *, idle_seconds: float | None = None) -> int:
         inode = path.stat().st_ino
         server.timeout = _POLL_S
         http = _start_http(server)
+        code, checked = code_fingerprint(), time.monotonic()
         with server:
             while not server.stopping.is_set():
                 server.handle_request()
@@ -335,6 +338,12 @@ def serve(where: str, *, idle_seconds: float | None = None) -> int:
                 idle = time.monotonic() - server.last_call
                 if idle > idle_seconds or not _same_socket(path, inode):
                     break
+                if time.monotonic() - checked > _CODE_CHECK_S:
+                    # New code under the same install (an upgrade, an edit): leave, and the
+                    # next hook starts a daemon that runs it.
+                    if code_fingerprint() != code:
+                        break
+                    checked = time.monotonic()
         if http is not None:
             http.shutdown()
             http.server_close()

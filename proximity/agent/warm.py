@@ -71,14 +71,16 @@ def state_dir() -> str:
     return os.path.join(base, "overlap-radar")
 
 
-def _code_stamp() -> str:
-    """Sizes and modification times of the code a daemon runs: a changed install gets a new one."""
+def code_fingerprint() -> str:
+    """Sizes and modification times of the code a daemon runs: a changed install changes it.
+
+    Walking the package costs milliseconds, so only the daemon computes it (at start, then now
+    and then: it leaves when the code under it changed); a forwarded hook names the socket by
+    :func:`_install_stamp` alone."""
     import zlib
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    # The interpreter's folder, not sys.prefix: under -S a virtual environment's prefix is not
-    # set, and the `radar` script and `python -S warm.py` must find the same daemon.
-    parts = [os.path.dirname(os.path.abspath(sys.executable)), sys.version]
+    parts = [_install_stamp()]
     for sub in ("agent", "engine", "sources"):
         for folder, dirs, files in os.walk(os.path.join(package, sub)):
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
@@ -89,10 +91,21 @@ def _code_stamp() -> str:
     return f"{zlib.crc32(chr(0).join(parts).encode()):08x}"
 
 
+def _install_stamp() -> str:
+    """Which install this is: its package folder, its interpreter's folder and version (not
+    sys.prefix: under -S a virtual environment's prefix is not set, and the `radar` script and
+    `python -S warm.py` must find the same daemon)."""
+    import zlib
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parts = [package, os.path.dirname(os.path.abspath(sys.executable)), sys.version]
+    return f"{zlib.crc32(chr(0).join(parts).encode()):08x}"
+
+
 def socket_path() -> str | None:
     """Where the daemon of this state folder and this install listens (``None``: too long)."""
     folder = os.path.abspath(state_dir())
-    path = os.path.join(folder, "daemon", f"radar-{_code_stamp()}.sock")
+    path = os.path.join(folder, "daemon", f"radar-{_install_stamp()}.sock")
     return path if len(path.encode()) <= _MAX_SOCKET_PATH else None
 
 
