@@ -184,10 +184,17 @@ class _Handler(socketserver.BaseRequestHandler):
     def _answer(self, request: dict[str, Any]) -> dict[str, Any]:
         command = request.get("command")
         if command == "status":
+            from proximity.sources.git import _run
+
+            cache = _run._READ_CACHE
+            watched, unwatched = cache.coverage() if cache is not None else (0, 0)
             return {
                 "pid": os.getpid(),
                 "served": self.server.served,
                 "uptimeSeconds": round(time.monotonic() - self.server.started, 1),
+                "notifications": cache is not None,
+                "watched": watched,
+                "unwatched": unwatched,
             }
         if command == "stop":
             self.server.stopping.set()
@@ -388,6 +395,18 @@ def _holder(path: str) -> str:
         return ""
 
 
+def _watching(reply: dict[str, Any]) -> str:
+    if not reply.get("notifications"):
+        return "file notifications off: git answers every call"
+    text = f"file notifications on {reply.get('watched')} folder(s)"
+    if reply.get("unwatched"):
+        text += (
+            f", {reply.get('unwatched')} not watchable (inotify limits: "
+            "fs.inotify.max_user_instances): git answers their calls"
+        )
+    return text
+
+
 def daemon_status() -> dict[str, Any] | None:
     """The running daemon's ``{pid, served, uptimeSeconds}``, or ``None``."""
     path = socket_path()
@@ -417,7 +436,7 @@ def daemon_command(action: str, *, socket_override: str | None = None) -> int:
     if action == "status":
         print(
             f"running: pid {reply.get('pid')}, {reply.get('served')} hook call(s) answered, "
-            f"up {reply.get('uptimeSeconds')} s ({path})"
+            f"up {reply.get('uptimeSeconds')} s ({path}); {_watching(reply)}"
         )
     else:
         print(f"stopped ({path})")

@@ -54,6 +54,9 @@ def test_another_agents_edit_is_seen_within_the_freshness_bound(
     warm.hook("claude", _edit(warm, "line 40\n"))
     wait_daemon(warm, running=True)
     assert _decision(warm, _edit(warm, "line 40\n"))[0] == "clear"
+    status = warm.radar("daemon", "status").stdout
+    assert ("file notifications on" in status) == (watch == "1"), status
+    assert "not watchable" not in status
 
     warm.repo.replace_lines("core.py", 40, 40, worktree="alice", tag="alice")  # uncommitted
     time.sleep(FRESHNESS_S)

@@ -100,6 +100,12 @@ class GitReadCache:
             return False
         return True
 
+    def coverage(self) -> tuple[int, int]:
+        """How many folders are watched, and how many could not be (each watched folder takes
+        one inotify instance: ``fs.inotify.max_user_instances``, 128 by default)."""
+        with self._lock:
+            return len(self._roots), len(self._failed)
+
     def wait_for_change(self, after: int, timeout: float) -> int:
         """The count of events once it passed ``after`` (or after ``timeout``)."""
         with self._changed:
