@@ -7,19 +7,18 @@ Each problem is one line on stderr.
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
 import time
-from collections.abc import Sequence
 
 from proximity.agent import HARNESSES
 
-# Not typing.TYPE_CHECKING: importing typing alone costs a forwarded hook milliseconds, and mypy
-# reads any constant of this name the same way.
+# Not typing.TYPE_CHECKING: importing typing (or collections, functools) costs a forwarded hook
+# milliseconds, and mypy reads any constant of this name the same way.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
 
 __all__ = ["answer_here", "hook_answer", "main"]
 
@@ -81,11 +80,15 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-@functools.cache
+_PARSER: list[argparse.ArgumentParser] = []
+
+
 def _hook_parser() -> argparse.ArgumentParser:
     """Built once per process: the daemon parses every call's words with it (building the
     parser, with its translated help texts, costs more than the rest of a cached answer)."""
-    return _parser()
+    if not _PARSER:
+        _PARSER.append(_parser())
+    return _PARSER[0]
 
 
 def _ranges(text: str | None) -> tuple[tuple[int, int], ...] | None:
@@ -198,7 +201,7 @@ def answer_here(argv: Sequence[str], stdin: str, started: float) -> int:
     """The hook answered in this process, within what is left of its budget; always 0."""
     from proximity.agent import warm
 
-    left = warm.HOOK_BUDGET_S - (time.monotonic() - started)
+    left = warm.hook_budget() - (time.monotonic() - started)
     out = hook_answer(argv, stdin, budget=max(left, 0.5))
     if out:
         sys.stdout.write(out + "\n")

@@ -46,6 +46,7 @@ __all__ = ["daemon_command", "daemon_status", "serve"]
 
 _POLL_S = 0.5
 _SETTLE_S = 0.05
+_MAX_BUDGET_S = 600.0  # what a caller may ask for (RADAR_HOOK_BUDGET)
 _CODE_CHECK_S = 2.0
 _DEFAULT_IDLE_S = 900.0
 _READ_TIMEOUT_S = 2.0  # a whole request, first byte to last
@@ -144,7 +145,7 @@ def _hook_reply(request: dict[str, Any]) -> dict[str, Any]:
     budget = request.get("budget")
     if isinstance(budget, bool) or not isinstance(budget, int | float) or budget <= 0:
         budget = DAEMON_BUDGET_S
-    budget = min(float(budget), DAEMON_BUDGET_S)
+    budget = min(float(budget), _MAX_BUDGET_S)
     from proximity.agent.cli import hook_answer
 
     box: dict[str, Any] = {}

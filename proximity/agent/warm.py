@@ -14,7 +14,7 @@ failure here means "answer in this process": the daemon is an accelerator, never
 dependency. ``RADAR_DAEMON=0`` turns it off.
 
 Time: a harness kills a hook after 10 s (the installed timeout). The whole hook keeps within
-:data:`HOOK_BUDGET_S`: it waits for the daemon at most :data:`_ANSWER_TIMEOUT_S` (the daemon
+:data:`HOOK_BUDGET_S`: it waits for the daemon that budget less :data:`_FALLBACK_S` (the daemon
 answers within the budget it is sent), and answers in this process with what is left when the
 daemon does not. A daemon that let a caller down that way is skipped by every hook for
 :data:`_WEDGED_PAUSE_S`, so a stopped daemon costs one slow hook, not one per edit.
@@ -22,9 +22,8 @@ daemon does not. A daemon that let a caller down that way is skipped by every ho
 
 from __future__ import annotations
 
-import json
+import _socket  # the C module: socket.py imports enum and selectors
 import os
-import socket
 import sys
 
 __all__ = [
@@ -32,6 +31,7 @@ __all__ = [
     "HOOK_BUDGET_S",
     "ask",
     "enabled",
+    "hook_budget",
     "read_stdin",
     "socket_path",
     "spawn",
@@ -44,12 +44,16 @@ __all__ = [
 FORWARDED_ENV = ("RADAR_SERVER", "RADAR_TOKEN", "RADAR_TOKEN_FILE", "RADAR_REPOSITORY")
 _CONNECT_TIMEOUT_S = 0.25
 #: Seconds a hook may take, start to answer: below the 10 s the installed harness waits, with
-#: room for a fail-closed denial (1 s) and the interpreter's start.
+#: room for a fail-closed denial (1 s) and the interpreter's start. ``RADAR_HOOK_BUDGET``
+#: changes it (with the harness's timeout raised to match), e.g. for a policy
+#: ``timeout_seconds`` above it, which it otherwise caps.
 HOOK_BUDGET_S = 8.0
-#: The daemon is asked to answer within this (its fail-open or fail-closed answer included)...
-DAEMON_BUDGET_S = 4.5
-#: ... and waited for this long; then this process answers within what is left of the budget.
-_ANSWER_TIMEOUT_S = 6.0
+#: The daemon is waited for the budget less this; then this process answers in what is left...
+_FALLBACK_S = 2.0
+#: ... and asked to answer within its wait less this (a fail-closed denial, the reply).
+_REPLY_S = 1.5
+#: What an HTTP hook's call may take in the daemon (Claude Code waits 10 s).
+DAEMON_BUDGET_S = HOOK_BUDGET_S - _FALLBACK_S - _REPLY_S
 _WEDGED_PAUSE_S = 30.0
 _MAX_STDIN = 8 * 1024 * 1024
 _SPAWN_PAUSE_S = 10.0  # one start attempt per pause, so a daemon that cannot start costs little
@@ -109,6 +113,15 @@ def socket_path() -> str | None:
     return path if len(path.encode()) <= _MAX_SOCKET_PATH else None
 
 
+def hook_budget() -> float:
+    """:data:`HOOK_BUDGET_S`, or ``RADAR_HOOK_BUDGET`` when it is a positive number."""
+    try:
+        value = float(os.environ.get("RADAR_HOOK_BUDGET") or HOOK_BUDGET_S)
+    except ValueError:
+        return HOOK_BUDGET_S
+    return value if value > 0 else HOOK_BUDGET_S
+
+
 def _wedged(path: str) -> bool:
     """Did a hook find this daemon unanswering within the last pause?"""
     try:
@@ -119,7 +132,7 @@ def _wedged(path: str) -> bool:
         return False
 
 
-def _receive(conn: socket.socket, until: float) -> bytes:
+def _receive(conn: _socket.socket, until: float) -> bytes:
     import time
 
     chunks: list[bytes] = []
@@ -134,6 +147,33 @@ def _receive(conn: socket.socket, until: float) -> bytes:
         chunks.append(chunk)
 
 
+def _request(argv: list[str], stdin: str, budget: float) -> bytes:
+    """The request as JSON, written with the C encoder alone (the json package would import
+    re, and socket enum and selectors: most of a forwarded hook's start)."""
+    from _json import encode_basestring_ascii as quote
+
+    env = ",".join(f"{quote(k)}:{quote(os.environ[k])}" for k in FORWARDED_ENV if k in os.environ)
+    words = ",".join(quote(str(a)) for a in argv)
+    cwd = quote(os.getcwd())
+    return (
+        f'{{"argv":[{words}],"stdin":{quote(stdin)},"cwd":{cwd},"env":{{{env}}},'
+        f'"budget":{budget!r}}}'
+    ).encode()
+
+
+def _stdout(reply: bytes) -> str | None:
+    """``stdout`` of the daemon's ``{"stdout": "..."}`` (``json.dumps``'s own layout); ``None``
+    for anything else (``{}``: answer here)."""
+    from _json import scanstring
+
+    text = reply.decode("ascii")
+    head = '{"stdout": "'
+    if not text.startswith(head):
+        return None
+    value, end = scanstring(text, len(head), True)
+    return value if text[end:] == "}" else None
+
+
 def ask(argv: list[str], stdin: str) -> str | None:
     """The daemon's stdout for ``radar ARGV`` with ``stdin``; ``None``: answer here instead."""
     path = socket_path() if enabled() else None
@@ -141,8 +181,9 @@ def ask(argv: list[str], stdin: str) -> str | None:
         return None
     import time
 
-    until = time.monotonic() + _ANSWER_TIMEOUT_S
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    wait = max(hook_budget() - _FALLBACK_S, 1.0)
+    until = time.monotonic() + wait
+    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         conn.settimeout(_CONNECT_TIMEOUT_S)
         try:
@@ -150,19 +191,10 @@ def ask(argv: list[str], stdin: str) -> str | None:
         except OSError:
             spawn(path)
             return None
-        request = {
-            "argv": argv,
-            "stdin": stdin,
-            "cwd": os.getcwd(),
-            "env": {k: os.environ[k] for k in FORWARDED_ENV if k in os.environ},
-            "budget": DAEMON_BUDGET_S,
-        }
-        conn.settimeout(_ANSWER_TIMEOUT_S)
-        conn.sendall(json.dumps(request).encode())
-        conn.shutdown(socket.SHUT_WR)
-        reply = json.loads(_receive(conn, until))
-        out = reply.get("stdout") if isinstance(reply, dict) else None
-        return out if isinstance(out, str) else None
+        conn.settimeout(wait)
+        conn.sendall(_request(argv, stdin, max(wait - _REPLY_S, 0.5)))
+        conn.shutdown(_socket.SHUT_WR)
+        return _stdout(_receive(conn, until))
     except TimeoutError:
         _mark_wedged(path)
         return None  # a daemon that stalls: this process answers, the next ones skip it
