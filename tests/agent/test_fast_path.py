@@ -92,13 +92,24 @@ def test_an_unchanged_airspace_is_answered_without_running_git(
     expected = warm.hook("claude", deny).stdout  # the daemon reads everything once
     time.sleep(1.5)  # past the working-set memo's racy window; the background refresh settles
     warm.hook("claude", deny)
+    time.sleep(0.5)
+    log.unlink(missing_ok=True)
     before = _calls(log)
     for _ in range(3):
         assert warm.hook("claude", deny).stdout == expected
     assert _calls(log) == before, log.read_text().splitlines()[before:]
     assert json.loads(expected)["hookSpecificOutput"]["permissionDecision"] == "deny"
 
+    # Another agent edits: the daemon reads it in the background, and the hook after that finds
+    # the new working sets ready; its one git process is the excerpt of alice's new change that
+    # the denial quotes (read only for an advisory, on the paths it names).
     warm.repo.replace_lines("core.py", 30, 30, worktree="alice", tag="alice")
-    time.sleep(FRESHNESS_S)
-    assert warm.hook("claude", _edit(warm, "line 30\n")).stdout != ""
+    time.sleep(3 * FRESHNESS_S)
+    before = _calls(log)
+    assert before > 0  # the background read ran git
+    run = warm.hook("claude", _edit(warm, "line 30\n"))
+    assert json.loads(run.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    during = log.read_text().splitlines()[before:]
+    assert len(during) <= 1, during
+    assert all(f"{warm.alice} diff --no-color" in call for call in during), during
     assert daemon_status(warm)["served"] >= 6
