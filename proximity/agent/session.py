@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from proximity.agent.config import RadarConfig, load_config
@@ -35,6 +36,8 @@ _MEMO: WorkingSetMemo | None = None
 # again in the background after a change, so the next hook finds their answers ready.
 _RECENT: dict[tuple[str, str], float] = {}
 _RECENT_S = 3600.0
+# The last working sets read per (worktree, base), with the file-event count when the read began.
+_SETS: dict[tuple[str, str], tuple[int, tuple[WorkingSet, ...]]] = {}
 
 
 def remember_working_sets() -> None:
@@ -47,9 +50,25 @@ def remember_working_sets() -> None:
 def _working_sets(top: Any, base: str, max_workers: int = 4) -> tuple[WorkingSet, ...]:
     from proximity.sources.git import read_working_sets
 
-    if _MEMO is not None:
-        _RECENT[(str(top), base)] = time.monotonic()
-    return read_working_sets(top, base=base, max_workers=max_workers, memo=_MEMO)
+    if _MEMO is None:
+        return read_working_sets(top, base=base, max_workers=max_workers)
+    from proximity.sources.git import _run
+
+    key = (str(top), base)
+    _RECENT[key] = time.monotonic()
+    cache = _run._READ_CACHE
+    if cache is None:
+        return read_working_sets(top, base=base, max_workers=max_workers, memo=_MEMO)
+    # With file notifications, no event since a read began means that read is still exact:
+    # the whole airspace is then one lookup, however many worktrees it has.
+    kept = _SETS.get(key)
+    if kept is not None and cache.unchanged_since(kept[0]):
+        return kept[1]
+    mark = cache.sequence
+    sets = read_working_sets(top, base=base, max_workers=max_workers, memo=_MEMO)
+    if cache.covers([str(Path(top).absolute()), *(ws.path for ws in sets)]):
+        _SETS[key] = (mark, sets)
+    return sets
 
 
 def refresh_recent(*, seconds: float = 10.0) -> int:

@@ -100,6 +100,18 @@ class GitReadCache:
             return False
         return True
 
+    def unchanged_since(self, mark: int) -> bool:
+        """No event at all since :attr:`sequence` was ``mark``, and none waiting: anything read
+        from watched folders since then is still exact."""
+        with self._lock:
+            return self._events == mark and bool(self._observer.event_queue.empty())
+
+    def covers(self, folders: Sequence[str]) -> bool:
+        """Whether git calls in each of ``folders`` have watched scopes (so any change there
+        is an event)."""
+        with self._lock:
+            return all(self._scopes.get(f) is not None for f in folders)
+
     def coverage(self) -> tuple[int, int]:
         """How many folders are watched, and how many could not be (each watched folder takes
         one inotify instance: ``fs.inotify.max_user_instances``, 128 by default)."""
