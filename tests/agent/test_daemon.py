@@ -249,3 +249,23 @@ def test_the_minimal_start_forwarder_answers_the_same_with_and_without_the_daemo
     assert forwarded.stdout == expected
     assert forwarded.stderr.strip() == "[]"  # neither site nor any of our package
     assert _status(warm)["served"] == 1
+
+
+def test_a_daemon_leaves_when_the_code_under_it_changes(warm: Scene) -> None:
+    import proximity.agent.errors as touched
+
+    deny = _edit(warm, "line 22\n")
+    expected = _cold(warm, deny)
+    warm.hook("claude", deny)
+    pid = _wait(warm, running=True)["pid"]
+    source = Path(touched.__file__)
+    before = source.stat()
+    try:
+        os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+        _wait(warm, running=False, within=15)  # it checks every 2 s
+    finally:
+        os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns))
+    for marker in (warm.state / "daemon").glob("*.started"):
+        marker.unlink()  # past the pause between start attempts
+    assert warm.hook("claude", deny).stdout == expected  # answered here; a new one starts
+    assert _wait(warm, running=True)["pid"] != pid
