@@ -7,15 +7,20 @@ Each problem is one line on stderr.
 
 from __future__ import annotations
 
-import argparse
+import os
 import sys
 import time
-from collections.abc import Sequence
-from pathlib import Path
 
 from proximity.agent import HARNESSES
 
-__all__ = ["hook_answer", "main"]
+# Not typing.TYPE_CHECKING: importing typing (or collections, functools) costs a forwarded hook
+# milliseconds, and mypy reads any constant of this name the same way.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+
+__all__ = ["answer_here", "hook_answer", "main"]
 
 EXIT_ADVISORY = 2
 DISTRIBUTION = "overlap-radar"
@@ -49,6 +54,8 @@ class _Version(argparse.Action):
 
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse  # not on a forwarded hook's path
+
     parser = argparse.ArgumentParser(prog="radar", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -86,8 +93,25 @@ def _parser() -> argparse.ArgumentParser:
     hooks.add_argument("--harness", choices=HARNESSES, required=True)
     hooks.add_argument("--scope", choices=("project", "local", "user"), default="project")
     hooks.add_argument("--path", default=".", help="the worktree (project scope)")
+    hooks.add_argument(
+        "--http",
+        action="store_true",
+        help="Claude Code: PreToolUse as an HTTP call to the daemon (--scope local or user)",
+    )
+    hooks.add_argument("--http-port", type=int, help="the daemon's HTTP port (default 47291)")
     _server_flags(hooks)
     return parser
+
+
+_PARSER: list[argparse.ArgumentParser] = []
+
+
+def _hook_parser() -> argparse.ArgumentParser:
+    """Built once per process: the daemon parses every call's words with it (building the
+    parser, with its translated help texts, costs more than the rest of a cached answer)."""
+    if not _PARSER:
+        _PARSER.append(_parser())
+    return _PARSER[0]
 
 
 def _ranges(text: str | None) -> tuple[tuple[int, int], ...] | None:
@@ -119,6 +143,8 @@ def _check(args: argparse.Namespace) -> int:
         expected = "START-END[,...] with 1 <= START <= END"
         print(f"radar: --lines: expected {expected}, got {args.lines!r}", file=sys.stderr)
         return 2
+    from pathlib import Path  # not on a forwarded hook's path
+
     path = str(Path(args.path).absolute())
     # asked as the agent of the current worktree, wherever PATH lies
     session = AgentSession.open_home(str(Path.cwd()), path, **_overrides(args))
@@ -138,6 +164,8 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _ack(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from proximity.agent.session import AgentSession
 
     session = AgentSession.open(str(Path(args.path).absolute()), **_overrides(args))
@@ -147,6 +175,8 @@ def _ack(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from proximity.agent.session import AgentSession
 
     session = AgentSession.open(str(Path(args.path).absolute()), **_overrides(args))
@@ -170,27 +200,55 @@ def _report(args: argparse.Namespace) -> int:
         time.sleep(args.every)
 
 
-def hook_answer(argv: Sequence[str], stdin: str) -> str:
-    """What ``radar hook ...`` prints for ``stdin`` (here, or in the daemon for a caller)."""
+def hook_answer(
+    argv: Sequence[str],
+    stdin: str,
+    *,
+    budget: float | None = None,
+    environ: dict[str, str] | None = None,
+    cwd: str | None = None,
+) -> str:
+    """What ``radar hook ...`` prints for ``stdin`` (here, or in the daemon for a caller:
+    ``environ`` and ``cwd`` are then the caller's), within ``budget`` seconds."""
     from proximity.agent.hook import run_hook
 
-    args = _parser().parse_args(list(argv))
-    return run_hook(args.harness, stdin, **_overrides(args)).stdout
+    args = _hook_parser().parse_args(list(argv))
+    if environ is None or cwd is None:
+        return run_hook(args.harness, stdin, budget=budget, **_overrides(args)).stdout
+    from proximity.agent.config import as_caller
+
+    with as_caller(environ, cwd):
+        return run_hook(args.harness, stdin, budget=budget, **_overrides(args)).stdout
 
 
 def _hook(argv: Sequence[str]) -> int:
     """Forwarded to the warm daemon when one runs, else answered here; always 0."""
     from proximity.agent import warm
 
-    try:
-        stdin = sys.stdin.read()
-    except (OSError, UnicodeDecodeError):
-        stdin = ""
+    started = time.monotonic()
+    stdin = warm.read_stdin()
     out = warm.ask(list(argv), stdin)
-    if out is None:
-        out = hook_answer(argv, stdin)
+    return answer_here(argv, stdin, started) if out is None else warm.write(out)
+
+
+def answer_here(argv: Sequence[str], stdin: str, started: float) -> int:
+    """The hook answered in this process, within what is left of its budget; always 0."""
+    from proximity.agent import warm
+
+    left = warm.hook_budget() - (time.monotonic() - started)
+    out = hook_answer(argv, stdin, budget=max(left, 0.5))
     if out:
         sys.stdout.write(out + "\n")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    threading = sys.modules.get("threading")  # never imported: no thread to wait for
+    if threading is not None and threading.active_count() > 1:
+        # A reader cut off by the deadline may still be unwinding: the answer is out, and
+        # interpreter exit would wait for it, so leave now, with its git calls killed.
+        from proximity.sources.git._run import kill_running
+
+        kill_running()
+        os._exit(0)
     return 0
 
 

@@ -12,9 +12,11 @@ doctor). A token is read from a file or a variable, never required on a command 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ __all__ = [
     "Policy",
     "RadarConfig",
     "UserSettings",
+    "as_caller",
     "load_config",
     "server_allowed",
     "user_config_path",
@@ -36,6 +39,21 @@ _RESOLUTION = ("deny", "ask", "warn", "off")
 _DRIFT = ("deny", "ask", "warn", "off")
 _TRAFFIC = ("context", "off")
 _ON_ERROR = ("open", "closed")
+
+
+# The environment and working folder of the process a hook answers for, when that is not this
+# process (the daemon answers many callers at once, on threads: nothing process-wide changes).
+_CALLER: ContextVar[tuple[Mapping[str, str], str] | None] = ContextVar("radar_caller", default=None)
+
+
+@contextlib.contextmanager
+def as_caller(environ: Mapping[str, str], cwd: str) -> Iterator[None]:
+    """Read ``RADAR_*`` settings from ``environ`` and relative files from ``cwd`` meanwhile."""
+    token = _CALLER.set((environ, cwd))
+    try:
+        yield
+    finally:
+        _CALLER.reset(token)
 
 
 class ConfigError(ValueError):
@@ -112,17 +130,29 @@ def _ignore(radar: Mapping[str, Any]) -> tuple[str, ...]:
         raise ConfigError(str(exc)) from None
 
 
-def read_token(token_file: str | None, fallback: str | None = None) -> str | None:
+def read_token(
+    token_file: str | None,
+    fallback: str | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+) -> str | None:
     """The token from ``token_file``, else ``RADAR_TOKEN``, else ``RADAR_TOKEN_FILE``, else the
-    user's config's ``fallback`` file (never a file a repository named)."""
+    user's config's ``fallback`` file (never a file a repository named).
+
+    ``environ`` and ``cwd`` are the caller's (the daemon answers for another process); a
+    relative file is read from ``cwd``.
+    """
+    env = os.environ if environ is None else environ
     path = token_file or None
-    if path is None and os.environ.get("RADAR_TOKEN"):
-        return os.environ["RADAR_TOKEN"].strip()
-    path = path or os.environ.get("RADAR_TOKEN_FILE") or fallback
+    if path is None and env.get("RADAR_TOKEN"):
+        return env["RADAR_TOKEN"].strip()
+    path = path or env.get("RADAR_TOKEN_FILE") or fallback
     if not path:
         return None
     try:
-        return Path(path).expanduser().read_text(encoding="utf-8").strip() or None
+        where = Path(cwd or ".", Path(path).expanduser())
+        return where.read_text(encoding="utf-8").strip() or None
     except OSError as exc:
         raise ConfigError(f"token file {path}: {exc.strerror or exc}") from None
 
@@ -132,10 +162,13 @@ def _toml(path: Path) -> dict[str, Any]:
 
     from proximity.sources.limits import MAX_READ_BYTES, read_bounded
 
-    data = read_bounded(path)
+    try:
+        data = read_bounded(path, MAX_READ_BYTES, follow=True)
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"{path}: {exc.strerror or exc}") from None
     if data is None:
-        if not path.exists():
-            return {}
         raise ConfigError(f"{path}: not a readable file of at most {MAX_READ_BYTES} bytes")
     try:
         return tomllib.loads(data.decode("utf-8"))
@@ -145,7 +178,8 @@ def _toml(path: Path) -> dict[str, Any]:
 
 def user_config_path() -> Path:
     """``$XDG_CONFIG_HOME/radar/config.toml`` (default ``~/.config/radar/config.toml``)."""
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    env = (_CALLER.get() or (os.environ, None))[0]
+    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base) / USER_CONFIG
 
 
@@ -234,7 +268,9 @@ def load_config(
     token_file: str | None = None,
     repository: str | None = None,
 ) -> RadarConfig:
-    """Settings for the worktree at ``root`` (``None``: flags, environment and user config)."""
+    """Settings for the worktree at ``root`` (``None``: flags, environment and user config), with
+    the environment and folder of the caller (:func:`as_caller`; by default this process's)."""
+    env, cwd = _CALLER.get() or (os.environ, None)
     data = _toml(Path(root) / CONFIG_FILE) if root is not None else {}
     radar = data.get("radar", {})
     policy_table = data.get("policy", {})
@@ -244,12 +280,9 @@ def load_config(
     notes: list[str] = []
     chosen = _repository_server(radar, user, notes)
     config = RadarConfig(
-        server=(server or os.environ.get("RADAR_SERVER") or chosen or user.server or None),
+        server=(server or env.get("RADAR_SERVER") or chosen or user.server or None),
         repository=(
-            repository
-            or os.environ.get("RADAR_REPOSITORY")
-            or radar.get("repository")
-            or user.repository
+            repository or env.get("RADAR_REPOSITORY") or radar.get("repository") or user.repository
         ),
         base=_base(radar.get("base", "main")),
         profile=str(radar.get("profile", "radar-v1")),
@@ -258,5 +291,5 @@ def load_config(
         source=str(Path(root) / CONFIG_FILE) if data and root is not None else None,
         notes=tuple(notes),
     )
-    token = read_token(token_file, fallback=user.token_file)
+    token = read_token(token_file, fallback=user.token_file, environ=env, cwd=cwd)
     return replace(config, token=token)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from proximity.sources.limits import read_bounded
+from proximity.sources.limits import MAX_READ_BYTES, read_bounded
 
 __all__ = [
     "PatchFile",
@@ -50,15 +50,17 @@ class PlannedEdit:
     The mainline drift check clears an edit that leaves the file as the mainline has it."""
 
 
-def _read(path: str) -> str | None:
-    """The current text of ``path``, or ``None``: missing, or not a regular file of at most
-    ``MAX_READ_BYTES`` (a device, a FIFO, a huge file is never read; the edit is whole-file)."""
-    data = read_bounded(path)
-    return None if data is None else data.decode("utf-8", errors="surrogateescape")
-
-
-def _missing(path: str) -> bool:
-    return not Path(path).exists()
+def _read(path: str) -> tuple[bool, str | None]:
+    """``(exists, text)``; the text is ``None`` for a file not read: too large, unreadable, or
+    no regular file (a FIFO or a device would block or never end), so the edit is whole-file."""
+    try:
+        # A file above the bound is not read to locate an edit: the whole file is the region.
+        data = read_bounded(path, MAX_READ_BYTES, follow=True)
+    except FileNotFoundError:
+        return False, None
+    except OSError:
+        return True, None
+    return True, None if data is None else data.decode("utf-8", "surrogateescape")
 
 
 def _line_of(text: str, offset: int) -> int:
@@ -125,9 +127,9 @@ def planned_replacement(path: str, pairs: Iterable[tuple[Any, ...]]) -> PlannedE
     harness will apply it somewhere we cannot see).
     """
     listed = [tuple(p) for p in pairs]
-    text = _read(path)
+    exists, text = _read(path)
     if text is None:
-        return PlannedEdit(path, None, "create" if _missing(path) else "edit", _excerpt(listed))
+        return PlannedEdit(path, None, "edit" if exists else "create", _excerpt(listed))
     ranges: list[Range] = []
     after: str | None = text
     for old, replace_all, *rest in listed:
@@ -215,7 +217,7 @@ def patch_edit(root: str, item: PatchFile) -> list[PlannedEdit]:
         return [PlannedEdit(path, None, "create")]
     if item.action == "delete":
         return [PlannedEdit(path, None, "delete")]
-    text = _read(path)
+    _, text = _read(path)
     ranges = _chunk_ranges(text, item.old_chunks) if text is not None else None
     excerpt = "\n".join(item.old_chunks[0][1])[:_EXCERPT] if item.old_chunks else ""
     edits = [PlannedEdit(path, ranges, "edit", excerpt)]

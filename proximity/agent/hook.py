@@ -8,10 +8,12 @@ events only. The exit code is always 0: decisions travel as JSON on stdout.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
+import threading
 import time
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,12 +35,13 @@ from proximity.agent.session import AgentSession, ServerError
 from proximity.agent.state import hook_log, state_root
 from proximity.engine.findings import CheckResult
 from proximity.sources.git import GitError
-from proximity.sources.limits import wall_clock_deadline
+from proximity.sources.git._run import git_deadline, move_deadline
 
 __all__ = ["HookOutcome", "run_hook"]
 
 _MAX_STDIN = 8 * 1024 * 1024
-_START_TIMEOUT_S = 10.0  # until the repository's own policy is read
+_START_TIMEOUT_S = 3.0  # until the repository's own policy is read
+_CLOSED_TIMEOUT_S = 1.0  # to read the policy again for a fail-closed denial
 
 
 class HookTimeoutError(Exception):
@@ -52,9 +55,45 @@ class HookOutcome:
     note: str = ""
 
 
-def _deadline(seconds: float) -> AbstractContextManager[None]:
-    """Raise :class:`HookTimeoutError` after ``seconds`` of wall time (main thread only)."""
-    return wall_clock_deadline(seconds, lambda: HookTimeoutError(f"no answer within {seconds:g} s"))
+class _Deadline:
+    """One hook call's deadline, movable once the repository's policy is read.
+
+    Every git call under it is killed at the deadline (:func:`git_deadline`, which also binds
+    the threads started with ``carry_deadline``). On the main thread of a process an alarm
+    also interrupts whatever Python is doing; the daemon answers on other threads, where the
+    git bound and the daemon's own wait for the answer do that job.
+    """
+
+    def __init__(self, started: float, budget: float | None) -> None:
+        self.started = started
+        self.hard = started + budget if budget else None
+        self.alarm = threading.current_thread() is threading.main_thread()
+
+    def at(self, seconds: float) -> float:
+        """``seconds`` from now, never past the caller's budget."""
+        at = time.monotonic() + seconds
+        return at if self.hard is None else min(at, self.hard)
+
+    def move(self, at: float) -> None:
+        move_deadline(at)
+        if self.alarm:
+            signal.setitimer(signal.ITIMER_REAL, max(at - time.monotonic(), 0.001))
+
+    @contextlib.contextmanager
+    def running(self, at: float) -> Iterator[None]:
+        def expire(signum: int, frame: object) -> None:
+            took = time.monotonic() - self.started
+            raise HookTimeoutError(f"no answer within {took:.1f} s")
+
+        previous = signal.signal(signal.SIGALRM, expire) if self.alarm else None
+        try:
+            with git_deadline(at):
+                self.move(at)
+                yield
+        finally:
+            if self.alarm:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, previous)
 
 
 def _pre_edit(session: AgentSession, event: HookEvent) -> Decision:
@@ -143,11 +182,13 @@ def _prompt(session: AgentSession, event: HookEvent) -> Decision:
     return Decision("context", text)
 
 
-def _handle(harness: str, payload: object, overrides: dict[str, Any]) -> tuple[Decision, str]:
+def _handle(
+    harness: str, payload: object, overrides: dict[str, Any], deadline: _Deadline
+) -> tuple[Decision, str]:
     event = parse_payload(harness, payload)
     session = AgentSession.open_home(event.home, event.anchor, **overrides)
-    # The repository's own limit replaces the start-up one from here on.
-    signal.setitimer(signal.ITIMER_REAL, session.config.policy.timeout_seconds)
+    # The repository's own limit replaces the start-up one from here on (within the budget).
+    deadline.move(deadline.at(session.config.policy.timeout_seconds))
     if event.event == PRE:
         decision = _pre_edit(session, event)
     elif event.event == POST:
@@ -161,11 +202,16 @@ def _handle(harness: str, payload: object, overrides: dict[str, Any]) -> tuple[D
     return decision, event.event_name
 
 
-def _closed(harness: str, payload: object, overrides: dict[str, Any], problem: str) -> str:
+def _closed(
+    harness: str, payload: object, overrides: dict[str, Any], problem: str, deadline: _Deadline
+) -> str:
     """The fail-closed denial, when the repository chose it and the event is a pre-edit."""
     try:
-        event = parse_payload(harness, payload)
-        policy: Policy = AgentSession.open_home(event.home, event.anchor, **overrides).config.policy
+        with deadline.running(time.monotonic() + _CLOSED_TIMEOUT_S):
+            event = parse_payload(harness, payload)
+            policy: Policy = AgentSession.open_home(
+                event.home, event.anchor, **overrides
+            ).config.policy
     except Exception:
         return ""
     if event.event != PRE or policy.on_error != "closed" or not event.edits:
@@ -178,17 +224,22 @@ def _closed(harness: str, payload: object, overrides: dict[str, Any], problem: s
     return render(harness, Decision("deny", text), event.event_name)
 
 
-def run_hook(harness: str, stdin: str, **overrides: Any) -> HookOutcome:
-    """The hook's whole answer; never raises (fail open)."""
+def run_hook(
+    harness: str, stdin: str, *, budget: float | None = None, **overrides: Any
+) -> HookOutcome:
+    """The hook's whole answer; never raises (fail open). ``budget``: seconds from now the
+    answer must not outlast, whatever the policy says (a fail-closed denial may take
+    :data:`_CLOSED_TIMEOUT_S` more)."""
     started = time.monotonic()
+    deadline = _Deadline(started, budget)
     payload: object = None
     try:
         if len(stdin) > _MAX_STDIN:
             raise PayloadError("stdin larger than 8 MiB")
         state_root()  # a state folder that is not ours alone fails the hook open, here
         payload = json.loads(stdin)
-        with _deadline(_START_TIMEOUT_S):
-            decision, event_name = _handle(harness, payload, overrides)
+        with deadline.running(deadline.at(_START_TIMEOUT_S)):
+            decision, event_name = _handle(harness, payload, overrides, deadline)
         out = render(harness, decision, event_name)
         took = (time.monotonic() - started) * 1000
         if decision.kind != "none":
@@ -207,7 +258,7 @@ def run_hook(harness: str, stdin: str, **overrides: Any) -> HookOutcome:
     except Exception as exc:
         problem = f"internal error {type(exc).__name__}: {exc}"
     hook_log(f"{harness}: fail open: {problem}")
-    closed = _closed(harness, payload, overrides, problem) if payload is not None else ""
+    closed = _closed(harness, payload, overrides, problem, deadline) if payload is not None else ""
     return HookOutcome(closed, 0, "error")
 
 

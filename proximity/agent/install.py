@@ -200,6 +200,11 @@ def _flags(args: argparse.Namespace) -> dict[str, str | None]:
 
 
 def _install(spec: HarnessSpec, args: argparse.Namespace) -> int:
+    http = getattr(args, "http", False)
+    if http:
+        from proximity.agent import http_hook
+
+        http_hook.check_http(spec, args.scope)
     command = hook_command(spec.harness, _flags(args))
     where = _place(spec, args)
     change = install(spec, where.path, command)
@@ -210,6 +215,9 @@ def _install(spec: HarnessSpec, args: argparse.Namespace) -> int:
     else:
         print(f"already installed: {change.path} ({events}); nothing changed")
     print(f"command: {command}")
+    if http:
+        port = getattr(args, "http_port", None) or http_hook.DEFAULT_PORT
+        print(http_hook.install_http(spec, where, _flags(args), port, write=_write))
     if where.scope != "user":
         _exclude_from_git(change.path)
     for kind, text in after_install(spec, where, args.path) + harness_checks(
@@ -240,7 +248,12 @@ def _place(spec: HarnessSpec, args: argparse.Namespace) -> Place:
 
 
 def _uninstall(spec: HarnessSpec, args: argparse.Namespace) -> int:
-    change = uninstall(spec, _place(spec, args).path)
+    from proximity.agent.http_hook import uninstall_http
+
+    path = _place(spec, args).path
+    if uninstall_http(spec, path, write=_write):
+        print(f"removed the HTTP hook from {path}")
+    change = uninstall(spec, path)
     if not change.changed:
         print(f"nothing to remove: {change.path} holds no Overlap Radar hooks")
         return 0

@@ -8,7 +8,9 @@ repository name) every question goes to it; otherwise the worktrees on this mach
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from proximity.agent.config import RadarConfig, load_config
@@ -23,13 +25,19 @@ if TYPE_CHECKING:
     from proximity.sources.git import WorkingSet
     from proximity.sources.git.memo import WorkingSetMemo
 
-__all__ = ["AgentSession", "ServerError", "remember_working_sets"]
+__all__ = ["AgentSession", "ServerError", "refresh_recent", "remember_working_sets"]
 
 DriftAnswer = tuple[tuple[DriftFinding, ...], str]
 
 # Set in a long-lived process (the daemon): worktrees are re-read only when they changed. A
 # one-shot hook process leaves it unset, since telling what changed costs it one more git call.
 _MEMO: WorkingSetMemo | None = None
+# The repositories (worktree, base) the daemon answered for lately, with when: it reads them
+# again in the background after a change, so the next hook finds their answers ready.
+_RECENT: dict[tuple[str, str, tuple[str, ...]], float] = {}
+_RECENT_S = 3600.0
+# The last working sets read per (worktree, base), with the file-event count when the read began.
+_SETS: dict[tuple[str, str, tuple[str, ...]], tuple[int, tuple[WorkingSet, ...]]] = {}
 
 
 def remember_working_sets() -> None:
@@ -44,18 +52,62 @@ def _working_sets(
 ) -> tuple[WorkingSet, ...]:
     from proximity.sources.git import read_working_sets
 
-    return read_working_sets(top, base=base, max_workers=max_workers, memo=_MEMO, ignore=ignore)
+    if _MEMO is None:
+        return read_working_sets(top, base=base, max_workers=max_workers, ignore=ignore)
+    from proximity.sources.git import _run
+
+    key = (str(top), base, tuple(ignore))
+    _RECENT[key] = time.monotonic()
+    cache = _run._READ_CACHE
+    if cache is None:
+        return read_working_sets(top, base=base, max_workers=max_workers, memo=_MEMO, ignore=ignore)
+    # With file notifications, no event since a read began means that read is still exact:
+    # the whole airspace is then one lookup, however many worktrees it has.
+    kept = _SETS.get(key)
+    if kept is not None and cache.unchanged_since(kept[0]):
+        return kept[1]
+    mark = cache.sequence
+    sets = read_working_sets(top, base=base, max_workers=max_workers, memo=_MEMO, ignore=ignore)
+    if cache.covers([str(Path(top).absolute()), *(ws.path for ws in sets)]):
+        _SETS[key] = (mark, sets)
+    return sets
+
+
+def refresh_recent(*, seconds: float = 10.0) -> int:
+    """Read again the working sets of the repositories answered for lately (the daemon's
+    background work after a change); each within ``seconds``. How many were read."""
+    from proximity.sources.git import GitError
+    from proximity.sources.git._run import git_deadline
+
+    now = time.monotonic()
+    done = 0
+    for (top, base, ignore), asked in list(_RECENT.items()):
+        if now - asked > _RECENT_S:
+            _RECENT.pop((top, base, ignore), None)
+            continue
+        try:
+            with git_deadline(time.monotonic() + seconds):
+                read_again = _working_sets(top, base, ignore=ignore)
+        except (GitError, OSError):
+            continue
+        _RECENT[(top, base, ignore)] = asked  # a background read is not a caller
+        done += bool(read_again)
+    return done
 
 
 def _in_thread(fn: Any, *args: Any, **kwargs: Any) -> Any:
-    """Start ``fn`` on a thread; the returned callable joins it and gives its result."""
+    """Start ``fn`` on a thread (bound by the caller's deadline); the returned callable joins
+    it and gives its result."""
     import threading
 
+    from proximity.sources.git._run import carry_deadline
+
     box: dict[str, Any] = {}
+    bound = carry_deadline(fn)
 
     def run() -> None:
         try:
-            box["value"] = fn(*args, **kwargs)
+            box["value"] = bound(*args, **kwargs)
         except BaseException as exc:  # re-raised in the caller's thread
             box["error"] = exc
 
@@ -198,16 +250,21 @@ class AgentSession:
         # two overlap: on a hook's short life that is most of its time (bench/hooks.py).
         from concurrent.futures import ThreadPoolExecutor
 
+        from proximity.sources.git._run import carry_deadline
+
         base = self.config.base
-        with ThreadPoolExecutor(max_workers=2) as pool:
+        pool = ThreadPoolExecutor(max_workers=2)
+        try:
             # One git process per core: more only steal the core numpy's import runs on.
             workers = os.cpu_count() or 2
-            sets = pool.submit(_working_sets, self.worktree.top, base, workers, self.config.ignore)
-            files = pool.submit(engine_entries, self.worktree, planned, base=base)
+            sets = pool.submit(
+                carry_deadline(_working_sets), self.worktree.top, base, workers, self.config.ignore
+            )
+            files = pool.submit(carry_deadline(engine_entries), self.worktree, planned, base=base)
             from proximity.agent.local import local_check  # numpy only when answered here
 
             entries = files.result()
-            drift = pool.submit(self.mainline_drift, entries, written)
+            drift = pool.submit(carry_deadline(self.mainline_drift), entries, written)
             result = local_check(
                 self.worktree,
                 planned,
@@ -217,6 +274,10 @@ class AgentSession:
                 files=entries,
             )
             return self.with_drift(result, drift.result())
+        finally:
+            # Never wait for the readers here: past the deadline their git calls are being
+            # killed, and a hook answers (fail open) without them.
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def acknowledge(self, other: str, *, note: str = "") -> str:
         """Acknowledge the encounter with ``other``; the same edits are then allowed.

@@ -3,22 +3,41 @@
 A hook process lives for one answer, and most of that life went on importing numpy, the engine
 and the HTTP client (bench/hooks.py). A daemon per state folder keeps them imported; the hook
 process then only forwards its arguments, its ``RADAR_*`` settings and stdin over a Unix socket
-and prints the answer. The daemon reads the worktrees afresh for every call (nothing about the
-airspace is cached), so its answer is the one the hook would have computed itself.
+and prints the answer. The daemon's answer is byte for byte the one the hook would have
+computed itself (tests/agent/test_daemon.py).
 
 This module is the only code a forwarded hook runs, so it imports the standard library's
-smallest modules and nothing of ours. Every failure here means "answer in this process": the
-daemon is an accelerator, never a dependency. ``RADAR_DAEMON=0`` turns it off.
+smallest modules and nothing of ours. It also runs as a script, ``python -I -S
+.../proximity/agent/warm.py hook HARNESS``: the interpreter's minimum start (no site-packages
+scan, no ``.pth`` files), with ``site`` loaded only when the daemon does not answer. Every
+failure here means "answer in this process": the daemon is an accelerator, never a
+dependency. ``RADAR_DAEMON=0`` turns it off.
+
+Time: a harness kills a hook after 10 s (the installed timeout). The whole hook keeps within
+:data:`HOOK_BUDGET_S`: it waits for the daemon that budget less :data:`_FALLBACK_S` (the daemon
+answers within the budget it is sent), and answers in this process with what is left when the
+daemon does not. A daemon that let a caller down that way is skipped by every hook for
+:data:`_WEDGED_PAUSE_S`, so a stopped daemon costs one slow hook, not one per edit.
 """
 
 from __future__ import annotations
 
-import json
+import _socket  # the C module: socket.py imports enum and selectors
 import os
-import socket
 import sys
 
-__all__ = ["FORWARDED_ENV", "ask", "enabled", "socket_path", "spawn", "state_dir"]
+__all__ = [
+    "FORWARDED_ENV",
+    "HOOK_BUDGET_S",
+    "ask",
+    "enabled",
+    "hook_budget",
+    "read_stdin",
+    "socket_path",
+    "spawn",
+    "state_dir",
+    "write",
+]
 
 #: The settings a hook reads from its environment, sent with each call (the daemon's own
 #: environment is the first caller's, so each call brings its own).
@@ -30,9 +49,19 @@ FORWARDED_ENV = (
     "XDG_CONFIG_HOME",  # where the user's own config is (proximity.agent.config)
 )
 _CONNECT_TIMEOUT_S = 0.25
-# Past the daemon's own deadlines (10 s to read the policy, then the policy's timeout), so a
-# slow answer is the daemon's fail-open or fail-closed one, not ours.
-_ANSWER_TIMEOUT_S = 15.0
+#: Seconds a hook may take, start to answer: below the 10 s the installed harness waits, with
+#: room for a fail-closed denial (1 s) and the interpreter's start. ``RADAR_HOOK_BUDGET``
+#: changes it (with the harness's timeout raised to match), e.g. for a policy
+#: ``timeout_seconds`` above it, which it otherwise caps.
+HOOK_BUDGET_S = 8.0
+#: The daemon is waited for the budget less this; then this process answers in what is left...
+_FALLBACK_S = 2.0
+#: ... and asked to answer within its wait less this (a fail-closed denial, the reply).
+_REPLY_S = 1.5
+#: What an HTTP hook's call may take in the daemon (Claude Code waits 10 s).
+DAEMON_BUDGET_S = HOOK_BUDGET_S - _FALLBACK_S - _REPLY_S
+_WEDGED_PAUSE_S = 30.0
+_MAX_STDIN = 8 * 1024 * 1024
 _SPAWN_PAUSE_S = 10.0  # one start attempt per pause, so a daemon that cannot start costs little
 _MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux
 
@@ -52,12 +81,16 @@ def state_dir() -> str:
     return os.path.join(base, "overlap-radar")
 
 
-def _code_stamp() -> str:
-    """Sizes and modification times of the code a daemon runs: a changed install gets a new one."""
+def code_fingerprint() -> str:
+    """Sizes and modification times of the code a daemon runs: a changed install changes it.
+
+    Walking the package costs milliseconds, so only the daemon computes it (at start, then now
+    and then: it leaves when the code under it changed); a forwarded hook names the socket by
+    :func:`_install_stamp` alone."""
     import zlib
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    parts = [sys.prefix, sys.version]
+    parts = [_install_stamp()]
     for sub in ("agent", "engine", "sources"):
         for folder, dirs, files in os.walk(os.path.join(package, sub)):
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
@@ -68,27 +101,115 @@ def _code_stamp() -> str:
     return f"{zlib.crc32(chr(0).join(parts).encode()):08x}"
 
 
+def _install_stamp() -> str:
+    """Which install this is: its package folder, its interpreter's folder and version (not
+    sys.prefix: under -S a virtual environment's prefix is not set, and the `radar` script and
+    `python -S warm.py` must find the same daemon)."""
+    import zlib
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parts = [package, os.path.dirname(os.path.abspath(sys.executable)), sys.version]
+    return f"{zlib.crc32(chr(0).join(parts).encode()):08x}"
+
+
 def socket_path() -> str | None:
     """Where the daemon of this state folder and this install listens (``None``: too long)."""
     folder = os.path.abspath(state_dir())
-    path = os.path.join(folder, "daemon", f"radar-{_code_stamp()}.sock")
+    path = os.path.join(folder, "daemon", f"radar-{_install_stamp()}.sock")
     return path if len(path.encode()) <= _MAX_SOCKET_PATH else None
+
+
+def hook_budget() -> float:
+    """:data:`HOOK_BUDGET_S`, or ``RADAR_HOOK_BUDGET`` when it is a positive number."""
+    try:
+        value = float(os.environ.get("RADAR_HOOK_BUDGET") or HOOK_BUDGET_S)
+    except ValueError:
+        return HOOK_BUDGET_S
+    return value if value > 0 else HOOK_BUDGET_S
+
+
+def _wedged(path: str) -> bool:
+    """Did a hook find this daemon unanswering within the last pause?"""
+    try:
+        import time
+
+        return time.time() - os.stat(path + ".wedged").st_mtime < _WEDGED_PAUSE_S
+    except OSError:
+        return False
+
+
+def _receive(conn: _socket.socket, until: float) -> bytes:
+    import time
+
+    chunks: list[bytes] = []
+    while True:
+        left = until - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("no answer in time")
+        conn.settimeout(left)
+        chunk = conn.recv(65536)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _request(argv: list[str], stdin: str, budget: float) -> bytes:
+    """The request as JSON, written with the C encoder alone (the json package would import
+    re, and socket enum and selectors: most of a forwarded hook's start)."""
+    from _json import encode_basestring_ascii as quote
+
+    env = ",".join(f"{quote(k)}:{quote(os.environ[k])}" for k in FORWARDED_ENV if k in os.environ)
+    words = ",".join(quote(str(a)) for a in argv)
+    cwd = quote(os.getcwd())
+    return (
+        f'{{"argv":[{words}],"stdin":{quote(stdin)},"cwd":{cwd},"env":{{{env}}},'
+        f'"budget":{budget!r}}}'
+    ).encode()
+
+
+def _stdout(reply: bytes) -> str | None:
+    """``stdout`` of the daemon's ``{"stdout": "..."}`` (``json.dumps``'s own layout); ``None``
+    for anything else (``{}``: answer here)."""
+    from _json import scanstring
+
+    text = reply.decode("ascii")
+    head = '{"stdout": "'
+    if not text.startswith(head):
+        return None
+    value, end = scanstring(text, len(head), True)
+    return value if text[end:] == "}" else None
+
+
+def _ours_alone(path: str, *, folder: bool) -> bool:
+    """A folder of ours nobody else may write in, or a socket of ours nobody else may open."""
+    import stat
+
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return folder  # no state folder yet: the daemon, started below, makes it private
+    mode = stat.S_IMODE(info.st_mode)
+    if folder:
+        return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not mode & 0o022
+    return stat.S_ISSOCK(info.st_mode) and info.st_uid == os.getuid() and not mode & 0o077
 
 
 def ask(argv: list[str], stdin: str) -> str | None:
     """The daemon's stdout for ``radar ARGV`` with ``stdin``; ``None``: answer here instead."""
     path = socket_path() if enabled() else None
-    if path is None:
+    if path is None or _wedged(path):
         return None
-    from proximity.agent.ownership import StateDirError, private_folder, private_socket
+    # Never a daemon someone else could answer as (proximity.agent.ownership's rules, inlined:
+    # this path imports nothing of ours); the hook then answers here, and says why in its log.
+    if not _ours_alone(state_dir(), folder=True) or (
+        os.path.lexists(path) and not _ours_alone(path, folder=False)
+    ):
+        return None
+    import time
 
-    try:
-        private_folder(state_dir())
-    except StateDirError:
-        return None  # answered (and the refusal logged) in this process
-    if os.path.lexists(path) and not private_socket(path):
-        return None  # a socket someone else could answer on: never asked
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    wait = max(hook_budget() - _FALLBACK_S, 1.0)
+    until = time.monotonic() + wait
+    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         conn.settimeout(_CONNECT_TIMEOUT_S)
         try:
@@ -96,25 +217,58 @@ def ask(argv: list[str], stdin: str) -> str | None:
         except OSError:
             spawn(path)
             return None
-        request = {
-            "argv": argv,
-            "stdin": stdin,
-            "cwd": os.getcwd(),
-            "env": {k: os.environ[k] for k in FORWARDED_ENV if k in os.environ},
-        }
-        conn.settimeout(_ANSWER_TIMEOUT_S)
-        conn.sendall(json.dumps(request).encode())
-        conn.shutdown(socket.SHUT_WR)
-        chunks = []
-        while chunk := conn.recv(65536):
-            chunks.append(chunk)
-        reply = json.loads(b"".join(chunks))
-        out = reply.get("stdout") if isinstance(reply, dict) else None
-        return out if isinstance(out, str) else None
+        conn.settimeout(wait)
+        conn.sendall(_request(argv, stdin, max(wait - _REPLY_S, 0.5)))
+        conn.shutdown(_socket.SHUT_WR)
+        return _stdout(_receive(conn, until))
+    except TimeoutError:
+        _mark_wedged(path)
+        return None  # a daemon that stalls: this process answers, the next ones skip it
     except (OSError, ValueError):
-        return None  # a daemon that dies or stalls mid-call: this process answers
+        return None  # a daemon that dies mid-call: this process answers
     finally:
         conn.close()
+
+
+def _mark_wedged(path: str) -> None:
+    try:
+        with open(path + ".wedged", "w", encoding="utf-8"):
+            pass
+    except OSError:
+        pass
+
+
+def read_stdin() -> str:
+    try:
+        return sys.stdin.read(_MAX_STDIN + 1)  # more is refused (hook.py) anyway
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def write(out: str) -> int:
+    """Print a hook's answer; always 0 (decisions travel on stdout)."""
+    if out:
+        sys.stdout.write(out + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+def _main(argv: list[str]) -> int:
+    """``python -I -S warm.py hook HARNESS [flags]``: forward, else load site and answer here."""
+    import time
+
+    started = time.monotonic()
+    stdin = read_stdin()
+    out = ask(argv, stdin)
+    if out is not None:
+        return write(out)
+    if sys.flags.no_site:
+        import site
+
+        site.main()  # the installed package, found the way `radar` finds it
+    from proximity.agent.cli import answer_here
+
+    return answer_here(argv, stdin, started)
 
 
 def spawn(path: str) -> None:
@@ -145,3 +299,7 @@ def spawn(path: str) -> None:
         )
     except OSError:
         pass
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main(sys.argv[1:]))

@@ -23,39 +23,40 @@ import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 
 __all__ = ["MAX_READ_BYTES", "Limits", "read_bounded", "wall_clock_deadline"]
 
 MAX_READ_BYTES = 2 * 1024 * 1024
-"""The most of one file read before a decision; a larger one counts as changed whole."""
+"""The most of one file the hook reads before a decision (an edited file, a config file); a
+larger one counts as changed whole."""
 
 
-def read_bounded(path: str | os.PathLike[str], limit: int = MAX_READ_BYTES) -> bytes | None:
-    """The bytes of the regular file at ``path`` if it holds at most ``limit``; else ``None``
-    (missing, unreadable, a device, a FIFO, a socket, a folder, larger), without blocking."""
+def read_bounded(
+    path: str | os.PathLike[str], limit: int = MAX_READ_BYTES, *, follow: bool = False
+) -> bytes | None:
+    """The bytes of the regular file at ``path``, or ``None`` when it holds more than ``limit``
+    or is no regular file (a FIFO, a device, a socket: opened without blocking and never read).
+
+    Never reads more than ``limit`` + 1 bytes, whatever the file does meanwhile. Raises
+    :class:`OSError` when it cannot be opened (missing, no permission, a symbolic link unless
+    ``follow``).
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    fd = os.open(path, flags)
     try:
-        if not stat.S_ISREG(Path(path).stat().st_mode):
-            return None  # never opened: opening a FIFO blocks, a device may never end
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-    except (OSError, ValueError):
-        return None
-    try:
-        info = os.fstat(fd)  # what was opened, should the path have been swapped since
+        info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             return None
-        chunks, total = [], 0
-        while total <= limit:
-            chunk = os.read(fd, min(1 << 16, limit + 1 - total))
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, limit + 1 - size)
             if not chunk:
                 break
             chunks.append(chunk)
-            total += len(chunk)
-        return None if total > limit else b"".join(chunks)
-    except OSError:
-        return None
+            size += len(chunk)
     finally:
         os.close(fd)
+    return None if size > limit else b"".join(chunks)
 
 
 @contextmanager

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,3 +87,47 @@ def scene(tmp_path: Path, _state_dir: Path) -> Scene:
     made = two_worktrees(tmp_path, _state_dir)
     made.repo.replace_lines("core.py", 22, 22, worktree="alice", tag="alice")
     return made
+
+
+def daemon_status(scene: Scene) -> dict[str, int] | None:
+    run = scene.radar("daemon", "status")
+    if run.returncode != 0:
+        return None
+    words = run.stdout.split()
+    return {"pid": int(words[2].rstrip(",")), "served": int(words[3])}
+
+
+def wait_daemon(scene: Scene, *, running: bool, within: float = 30.0) -> dict[str, int] | None:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        status = daemon_status(scene)
+        if (status is not None) == running:
+            return status
+        time.sleep(0.1)
+    raise AssertionError(f"the daemon did not {'start' if running else 'stop'} in {within} s")
+
+
+@pytest.fixture
+def warm(scene: Scene, monkeypatch: pytest.MonkeyPatch) -> Iterator[Scene]:
+    """The daemon on for this test (conftest turns it off for every other), stopped after.
+
+    Its state folder is a short one: a socket path holds at most 108 bytes, and pytest's
+    folders (``/tmp/pytest-of-USER/pytest-NNN/TEST-NAME/``) grow past that."""
+    monkeypatch.setenv("RADAR_DAEMON", "1")
+    monkeypatch.setenv("RADAR_DAEMON_IDLE", "120")
+    short = Path(tempfile.mkdtemp(prefix="rs-"))
+    monkeypatch.setenv("RADAR_STATE_DIR", str(short))
+    scene.state = short
+    yield scene
+    scene.radar("daemon", "stop")
+    for lock in (scene.state / "daemon").glob("*.lock"):  # any other this test started
+        with lock.open() as held:
+            try:
+                fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                continue  # nobody holds it: that daemon is gone (its pid may be reused)
+            except BlockingIOError:
+                pid = held.read().strip()
+        with contextlib.suppress(ValueError, ProcessLookupError):
+            os.kill(int(pid), signal.SIGTERM)
+            os.kill(int(pid), signal.SIGCONT)  # a stopped one gets its SIGTERM now
+    shutil.rmtree(short, ignore_errors=True)

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.agent.conftest import RADAR, Scene
+from tests.agent.conftest import daemon_status as _status
+from tests.agent.conftest import wait_daemon as _wait
 from tests.agent.payloads import load
 
 
@@ -26,42 +25,6 @@ def _edit(scene: Scene, old: str) -> dict:
     )
     payload["tool_input"].pop("replace_all", None)
     return payload
-
-
-def _status(scene: Scene) -> dict[str, int] | None:
-    run = scene.radar("daemon", "status")
-    if run.returncode != 0:
-        return None
-    words = run.stdout.split()
-    return {"pid": int(words[2].rstrip(",")), "served": int(words[3])}
-
-
-def _wait(scene: Scene, *, running: bool, within: float = 30.0) -> dict[str, int] | None:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        status = _status(scene)
-        if (status is not None) == running:
-            return status
-        time.sleep(0.1)
-    raise AssertionError(f"the daemon did not {'start' if running else 'stop'} in {within} s")
-
-
-@pytest.fixture
-def warm(scene: Scene, monkeypatch: pytest.MonkeyPatch) -> Iterator[Scene]:
-    """The daemon on for this test (conftest turns it off for every other), stopped after."""
-    monkeypatch.setenv("RADAR_DAEMON", "1")
-    monkeypatch.setenv("RADAR_DAEMON_IDLE", "120")
-    yield scene
-    scene.radar("daemon", "stop")
-    for lock in (scene.state / "daemon").glob("*.lock"):  # any other this test started
-        with lock.open() as held:
-            try:
-                fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                continue  # nobody holds it: that daemon is gone (its pid may be reused)
-            except BlockingIOError:
-                pid = held.read().strip()
-        with contextlib.suppress(ValueError, ProcessLookupError):
-            os.kill(int(pid), signal.SIGTERM)
 
 
 def _cold(scene: Scene, payload: dict) -> str:
@@ -218,3 +181,93 @@ def test_a_state_folder_too_deep_for_a_socket_answers_without_a_daemon(
     )
     assert json.loads(run.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert not (deep / "daemon").exists()
+
+
+_SAME_ANSWER_CASES = [
+    ("claude", "claude_pre_edit"),
+    ("claude", "claude_pre_multiedit"),
+    ("claude", "claude_pre_write"),
+    ("claude", "claude_pre_bash"),
+    ("claude", "claude_session_start"),
+    ("claude", "claude_post_edit"),
+    ("codex", "codex_pre_apply_patch"),
+    ("gemini", "gemini_before_replace"),
+    ("cursor", "cursor_pre_edit"),
+]
+
+
+def test_the_daemons_answers_are_byte_equal_to_the_hooks_own(warm: Scene) -> None:
+    cases = [
+        (harness, json.dumps(load(name, WORKTREE=str(warm.bob), FILE=str(warm.bob / "core.py"))))
+        for harness, name in _SAME_ANSWER_CASES
+    ] + [("claude", "{"), ("claude", "[]")]
+    env = {**os.environ, "RADAR_STATE_DIR": str(warm.state), "RADAR_DAEMON": "0"}
+
+    def alone(harness: str, stdin: str) -> str:
+        return subprocess.run(
+            [RADAR, "hook", harness], input=stdin, cwd=warm.bob, env=env,
+            capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+
+    expected = [alone(harness, stdin) for harness, stdin in cases]
+    assert any('"deny"' in out for out in expected)  # the cases do decide something
+    warm.hook("claude", cases[0][1])
+    _wait(warm, running=True)
+    for (harness, stdin), want in zip(cases, expected, strict=True):
+        assert warm.radar("hook", harness, stdin=stdin).stdout == want, (harness, stdin[:80])
+    assert _status(warm)["served"] == len(cases)
+
+
+def test_the_minimal_start_forwarder_answers_the_same_with_and_without_the_daemon(
+    warm: Scene,
+) -> None:
+    """``python -I -S warm.py hook claude``: no site scan when the daemon answers."""
+    import proximity.agent.warm as warm_module
+
+    deny = json.dumps(_edit(warm, "line 22\n"))
+    expected = _cold(warm, json.loads(deny))
+    script = [sys.executable, "-I", "-S", warm_module.__file__, "hook", "claude"]
+    env = {**os.environ, "RADAR_STATE_DIR": str(warm.state)}
+
+    def run(extra: dict[str, str]) -> str:
+        done = subprocess.run(script, input=deny, cwd=warm.bob, env={**env, **extra},
+                              capture_output=True, text=True, check=True, timeout=60)  # fmt: skip
+        return done.stdout
+
+    assert run({"RADAR_DAEMON": "0"}) == expected  # site loaded, answered here
+    warm.hook("claude", deny)
+    _wait(warm, running=True)
+    probe = (
+        "import runpy, sys\n"
+        f"sys.argv = [{warm_module.__file__!r}, 'hook', 'claude']\n"
+        "try:\n    runpy.run_path(sys.argv[0], run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('site', 'proximity', 'numpy'))),"
+        " file=sys.stderr)\n"
+    )
+    forwarded = subprocess.run([sys.executable, "-I", "-S", "-c", probe], input=deny,
+                               cwd=warm.bob, env=env, capture_output=True, text=True, check=True,
+                               timeout=60)  # fmt: skip
+    assert forwarded.stdout == expected
+    assert forwarded.stderr.strip() == "[]"  # neither site nor any of our package
+    assert _status(warm)["served"] == 1
+
+
+def test_a_daemon_leaves_when_the_code_under_it_changes(warm: Scene) -> None:
+    import proximity.agent.errors as touched
+
+    deny = _edit(warm, "line 22\n")
+    expected = _cold(warm, deny)
+    warm.hook("claude", deny)
+    pid = _wait(warm, running=True)["pid"]
+    source = Path(touched.__file__)
+    before = source.stat()
+    try:
+        os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+        _wait(warm, running=False, within=15)  # it checks every 2 s
+    finally:
+        os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns))
+    for marker in (warm.state / "daemon").glob("*.started"):
+        marker.unlink()  # past the pause between start attempts
+    assert warm.hook("claude", deny).stdout == expected  # answered here; a new one starts
+    assert _wait(warm, running=True)["pid"] != pid

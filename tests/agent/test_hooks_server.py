@@ -108,9 +108,12 @@ def test_after_an_edit_the_working_set_is_reported_and_messages_delivered_once(
     assert second.stdout == ""  # nothing new: delivered once
 
 
-def test_a_prompt_declares_the_sessions_task_where_the_policy_allows_it(remote) -> None:
+def test_a_prompt_declares_the_sessions_task_where_the_policy_allows_it(
+    remote, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from proximity.models import TaskVersion
 
+    monkeypatch.setenv("RADAR_HOOK_BUDGET", "120")  # the policy's 60 s below, not capped at 8 s
     scene, _, flags = remote
     prompt = load("claude_user_prompt", WORKTREE=str(scene.bob))
     prompt.update(cwd=str(scene.bob), prompt="Add CSV export to the report page\nwith tests")

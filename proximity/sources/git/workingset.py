@@ -4,6 +4,9 @@ Everything is diffed against ``merge-base(base, HEAD)`` from the *working tree*,
 staged and unstaged edits all count (the reference sees committed work only, weakness W3), and
 changes made only on the base branch after the fork do not. Untracked, non-ignored files are
 whole-file additions. Every git call is read-only and runs with ``GIT_OPTIONAL_LOCKS=0``.
+An untracked file is read only up to :data:`MAX_READ_BYTES` (and only a regular file or a
+link): a larger one is a whole-file addition without line numbers, so a multi-gigabyte file
+in any worktree costs one ``lstat``, not a read of it.
 """
 
 from __future__ import annotations
@@ -17,18 +20,29 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from proximity.engine.diff import FileDiff, parse_raw_patch
-from proximity.sources.git._run import DIFF_ARGS, GitError, git, git_text
+from proximity.sources.git._run import DIFF_ARGS, GitError, carry_deadline, git, git_text
 from proximity.sources.git.worktrees import (
     Worktree,
     branch_descriptions,
     discover_worktrees,
     explicit_worktrees,
 )
+from proximity.sources.limits import read_bounded
 from proximity.sources.radar_files import is_radar_file
 
-__all__ = ["WorkingFile", "WorkingSet", "WorkingSetReader", "read_working_set", "read_working_sets"]
+__all__ = [
+    "MAX_READ_BYTES",
+    "WorkingFile",
+    "WorkingSet",
+    "WorkingSetReader",
+    "read_working_set",
+    "read_working_sets",
+]
 
 _BINARY_SNIFF = 8000  # git's own heuristic: a NUL in the first 8000 bytes means binary
+#: Above this an untracked file's lines are not counted (it is a whole-file addition); source
+#: files are far smaller, and a hook reads every worktree's untracked files.
+MAX_READ_BYTES = 4 * 1024 * 1024
 
 
 def _iso(moment: datetime | None) -> str | None:
@@ -140,11 +154,14 @@ def _untracked_file(root: Path, rel: str) -> tuple[WorkingFile, str | None]:
         info = path.lstat()
         if not (stat.S_ISLNK(info.st_mode) or stat.S_ISREG(info.st_mode)):
             raise OSError(f"not a regular file (mode {oct(info.st_mode)})")  # a FIFO would block
-        data = bytes(path.readlink()) if stat.S_ISLNK(info.st_mode) else path.read_bytes()
+        link = stat.S_ISLNK(info.st_mode)
+        data = bytes(path.readlink()) if link else read_bounded(path, MAX_READ_BYTES)
     except OSError as exc:
         return WorkingFile(rel, "A", untracked=True, touched_at=touched), (
             f"{rel}: unreadable ({exc.strerror or exc}); kept as a whole-file edit"
         )
+    if data is None:  # too large to count: the whole file, as for a binary one
+        return WorkingFile(rel, "A", untracked=True, touched_at=touched), None
     if b"\0" in data[:_BINARY_SNIFF]:
         return WorkingFile(rel, "A", binary=True, untracked=True, touched_at=touched), None
     n = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
@@ -279,13 +296,17 @@ def read_working_sets(
     labels = branch_descriptions(readable[0]) if readable else {}
     with ThreadPoolExecutor(max_workers=max_workers) as pool:
         if memo is None:
-            sets = pool.map(lambda w: read_working_set(w, base=base, ignore=ignore), found)
+            sets = pool.map(
+                carry_deadline(lambda w: read_working_set(w, base=base, ignore=ignore)), found
+            )
         else:
             bases = {w.base or base for w in found}
             commits = _base_commits(readable[0], bases) if readable else {}
             sets = pool.map(
-                lambda w: memo.read(
-                    w, base=base, base_commit=commits.get(w.base or base), ignore=ignore
+                carry_deadline(
+                    lambda w: memo.read(
+                        w, base=base, base_commit=commits.get(w.base or base), ignore=ignore
+                    )
                 ),
                 found,
             )
