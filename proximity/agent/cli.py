@@ -36,28 +36,34 @@ def _server_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repository", help="repository name on the server")
 
 
-class _Version(argparse.Action):
+def _version_action() -> type[argparse.Action]:
     """``--version``: read from the installed distribution only when asked (hooks never are)."""
+    import argparse
 
-    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
-        super().__init__(option_strings, dest, nargs=0, help="print radar's version and exit")
+    class Version(argparse.Action):
+        def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+            super().__init__(option_strings, dest, nargs=0, help="print radar's version and exit")
 
-    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
-        from importlib.metadata import PackageNotFoundError, version
+        def __call__(
+            self, parser: argparse.ArgumentParser, *args: object, **kwargs: object
+        ) -> None:
+            from importlib.metadata import PackageNotFoundError, version
 
-        try:
-            found = version(DISTRIBUTION)
-        except PackageNotFoundError:
-            found = "unknown (not installed as a distribution)"
-        print(f"radar {found} (Python {sys.version.split()[0]})")
-        parser.exit()
+            try:
+                found = version(DISTRIBUTION)
+            except PackageNotFoundError:
+                found = "unknown (not installed as a distribution)"
+            print(f"radar {found} (Python {sys.version.split()[0]})")
+            parser.exit()
+
+    return Version
 
 
 def _parser() -> argparse.ArgumentParser:
     import argparse  # not on a forwarded hook's path
 
     parser = argparse.ArgumentParser(prog="radar", description=__doc__.splitlines()[0])
-    parser.add_argument("--version", action=_Version)
+    parser.add_argument("--version", action=_version_action())
     sub = parser.add_subparsers(dest="command", required=True)
     hook = sub.add_parser("hook", help="run as a harness hook (reads its JSON on stdin)")
     hook.add_argument("harness", choices=HARNESSES)
