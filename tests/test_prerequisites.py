@@ -13,7 +13,15 @@ SCRIPT = ROOT / "scripts" / "prerequisites"
 BASH = "/bin/bash"  # absolute: PATH below holds only the shims
 
 TEST_PACKAGES = ("python3", "python3-venv", "python3-dev", "git")
-TEST_PACKAGES += ("postgresql", "redis-server", "chromium", "docker-compose", "nodejs", "npm")
+TEST_PACKAGES += (
+    "util-linux",
+    "postgresql",
+    "redis-server",
+    "chromium",
+    "docker-compose",
+    "nodejs",
+    "npm",
+)
 
 
 def _shim(folder: Path, name: str, script: str) -> None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from dataclasses import asdict, dataclass, replace
-from typing import Any, Literal
+from dataclasses import replace
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -18,6 +18,8 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.migrations.executor import MigrationExecutor
 from redis.exceptions import RedisError
 
+from proximity.selectors.health_check import Check, Status
+from proximity.selectors.watch_health import check_watchers
 from proximity.sources.runtime import probe_embedding_model, probe_git
 
 __all__ = [
@@ -32,19 +34,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 CACHE_KEY = "health:checks:v1"
 
-Status = Literal["ok", "warn", "critical"]
 _RANK = {"ok": 0, "warn": 1, "critical": 2}
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    status: Status
-    detail: str
-    fix: str = ""
-
-    def as_dict(self) -> dict[str, str]:
-        return asdict(self)
 
 
 def check_database() -> list[Check]:
@@ -164,8 +154,6 @@ def check_git() -> Check:
 
 
 def run_checks(*, load_model: bool = True) -> list[Check]:
-    from proximity.selectors.watch_health import check_watchers  # it builds on Check
-
     checks = [*check_database(), *check_broker()]
     if checks[0].status == "ok" and checks[1].status == "ok":  # its query needs the tables
         checks.append(check_watchers())

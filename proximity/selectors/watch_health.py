@@ -14,7 +14,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from proximity.models import Repository
-from proximity.selectors.health import Check
+from proximity.selectors.health_check import Check
 
 __all__ = ["check_watchers"]
 

@@ -11,6 +11,7 @@ import pytest
 
 from proximity.agent.cli import main
 from proximity.agent.config import ConfigError, load_config
+from proximity.agent.harness_places import place
 from proximity.agent.install import SPECS
 from proximity.sources.git import read_working_sets
 from proximity.sources.radar_files import (
@@ -69,7 +70,7 @@ def test_hooks_installed_in_every_worktree_with_backups_leave_every_working_set_
         _install(worktree, harness, scope)
         # a second install with other flags changes the file, so a backup is written beside it
         _install(worktree, harness, scope, "--repository", "shop")
-        written = SPECS[harness].path(worktree, scope)
+        written = place(SPECS[harness], scope, str(worktree)).path  # Codex: the main checkout's
         assert list(written.parent.glob(f"{written.name}.radar-backup-*"))
     assert _files(repo) == {"main": [], "agent-1": [], "agent-2": [], "agent-3": []}
     # and the linked worktrees' git status shows none of it either (the shared exclude file)

@@ -13,7 +13,7 @@ from proximity.models import ProximityAdvisory, WorkingSetSnapshot
 from proximity.sources.diff_excerpts import with_report_excerpts
 from proximity.sources.git import read_working_sets
 from tests.agent.conftest import Scene
-from tests.factories import make_caller, make_repository
+from tests.factories import bind_agents, make_caller, make_repository
 from tests.sources.gitrepo import ScriptedRepo, numbered
 
 
@@ -56,7 +56,9 @@ def remote(tmp_path: Path, _state_dir: Path, live_server, in_process_tasks):
     make_repository("web", scope="team-a")
     flags: dict[str, list[str]] = {}
     for name in ("alice", "bob"):
-        caller = make_caller(f"{name}-bot", scopes=["team-a"], kind="agent")
+        caller = bind_agents(
+            make_caller(f"{name}-bot", scopes=["team-a"], kind="agent"), "web", name
+        )
         token = tmp_path / f"{name}.token"
         token.write_text(caller.token)
         flags[name] = ["--server", live_server.url, "--token-file", str(token)]

@@ -42,7 +42,11 @@ def crowded(board_server: str) -> Principal:
     """The demo airspace, plus two agents on refund-fix's very lines and the main checkout."""
     user = get_user_model().objects.create_user("lead", password=PASSWORD, is_staff=True)
     lead = Principal.objects.create(
-        name="lead", user=user, scopes=["demo", "team-a"], clearances=[]
+        name="lead",
+        user=user,
+        scopes=["demo", "team-a"],
+        clearances=[],
+        creates_agents=True,  # it seeds the agents by reporting as them
     )
     demo_airspace_seed(principal=lead)
     same = {"path": SHARED, "status": "M", "lines": [[70, 95]], "excerpt": "+    fee = 0"}

@@ -28,6 +28,8 @@ from typing import Any
 
 import pytest
 
+from proximity.agent.harness_places import place
+from proximity.agent.install import SPECS
 from tests.agent.payloads import load
 from tests.sources.gitrepo import run_git
 
@@ -131,10 +133,9 @@ class FirstHour:
     def hook(self, agent: str, event: str, payload: dict[str, Any]) -> subprocess.CompletedProcess:
         """Run the command the harness's installed settings name for ``event``, as it would."""
         harness = HARNESS[agent]
-        folder, name = {"claude": (".claude", "settings.json"), "codex": (".codex", "hooks.json")}[
-            harness
-        ]
-        settings = json.loads((self.worktree(agent) / folder / name).read_text())
+        # the file this harness reads for the worktree (Codex: the main checkout's .codex/)
+        where = place(SPECS[harness], "project", str(self.worktree(agent)))
+        settings = json.loads(where.path.read_text())
         command = settings["hooks"][event][0]["hooks"][0]["command"]
         # the harness runs the installed command through a shell
         return subprocess.run(  # noqa: S602

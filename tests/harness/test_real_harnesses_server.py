@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.factories import file_entry, make_caller, make_repository, working_set
+from tests.factories import bind_agents, file_entry, make_caller, make_repository, working_set
 from tests.harness.conftest import Bench
 
 pytestmark = [
@@ -28,8 +28,9 @@ def test_a_traffic_advisory_reaches_the_model_and_the_edit_goes_through(
     bench: Bench, live_server: Any, in_process_tasks: None, client: Any, tmp_path: Path
 ) -> None:
     make_repository("web", scope="team-a")
-    alice = make_caller("alice", scopes=["team-a"], kind="agent")
-    bob = make_caller("bob", scopes=["team-a"], kind="agent")
+    # each token reports only the agent id it was issued (tokens issue --agent web:ID)
+    alice = bind_agents(make_caller("alice", scopes=["team-a"], kind="agent"), "web", "alice")
+    bob = bind_agents(make_caller("bob", scopes=["team-a"], kind="agent"), "web", "bob")
     token = tmp_path / "bob.token"
     token.write_text(bob.token)
     token.chmod(0o600)

@@ -66,7 +66,8 @@ def test_a_symbol_profile_stores_the_advisory_with_its_evidence(scripted: Script
     assert top["b"]["path"] == "shop/cart.py"
     assert top["b"]["lines"] == [6, 6]
     assert advisory.calibrated_probability is None  # no map is fitted to this profile
-    assert set(row.result["symbols"]["agents"]) == {"alpha", "beta", "main"}
+    # the main checkout is the mainline, not an agent (the watcher reports only the branches)
+    assert set(row.result["symbols"]["agents"]) == {"alpha", "beta"}
 
 
 def test_the_same_worktrees_on_radar_v1_raise_nothing_and_read_no_symbols(
