@@ -27,10 +27,11 @@ def test_radar_version_is_the_installed_distributions() -> None:
     assert run.stdout.startswith(f"radar {version('overlap-radar')} (Python 3.")
 
 
-def test_the_light_core_needs_only_numpy_and_scipy_on_python_3_11_and_later() -> None:
+def test_the_light_core_needs_only_numpy_scipy_and_watchdog_on_python_3_11_and_later() -> None:
     core = [r for r in requires("overlap-radar") or () if "extra ==" not in r]
 
-    assert sorted(r.split("==")[0] for r in core) == ["numpy", "scipy"]
+    # watchdog: the daemon's file notifications (pure Python, its inotify binding is ctypes)
+    assert sorted(r.split("==")[0] for r in core) == ["numpy", "scipy", "watchdog"]
     assert metadata("overlap-radar")["Requires-Python"] == ">=3.11"
 
 
