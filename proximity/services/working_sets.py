@@ -16,6 +16,7 @@ from proximity.engine.airspace import AirspaceInputError, parse_airspace
 from proximity.exceptions import InvalidInputError, NotFoundError
 from proximity.models import Agent, Principal, Repository, WorkingSetSnapshot
 from proximity.selectors.access import can_see
+from proximity.services.agent_starts import agent_start_of
 from proximity.services.scan_requests import scan_request
 
 __all__ = ["WorkingSetReport", "working_set_report"]
@@ -81,15 +82,6 @@ def _agent_for(
     return agent
 
 
-def _earliest(reported: datetime | None, known: datetime | None) -> datetime | None:
-    """An agent's start never moves later: right of way goes to the earlier start (radar-v1),
-    and a reader that dates uncommitted work by file times dates it by the commit once it is
-    committed, which is later; taking that would hand right of way to the other side of a
-    live encounter just because this side committed (issue 16, item 3)."""
-    present = [t for t in (reported, known) if t is not None]
-    return min(present) if present else None
-
-
 def working_set_report(
     *,
     principal: Principal | None,
@@ -110,7 +102,13 @@ def working_set_report(
     with transaction.atomic():
         agent = _agent_for(principal, report, owner)
         agent.label = report.label or agent.label or report.agent_id
-        agent.started_at = _earliest(report.started_at, agent.started_at) or now
+        agent.started_at = agent_start_of(
+            repository=agent.repository,
+            agent=agent,
+            read_from_git=report.started_at,
+            trusted=principal is None,
+            now=now,
+        )
         agent.last_report_at = now
         agent.save(update_fields=["label", "started_at", "last_report_at"])
         latest = agent.snapshots.order_by("-version").first()
