@@ -128,7 +128,12 @@ def _right_of_way_line(f: Finding, result: CheckResult) -> str:
             "acknowledges). Carry on."
         )
     theirs = "; ".join(f"{p} {_ranges(f.their_lines.get(p))}" for p in f.paths)
-    leave = f"leave {theirs} to {f.hold}" if theirs else f"keep clear of {f.hold}'s work"
+    leave = (
+        f"leave {theirs} to {f.hold}, and the lines touching them (git's merge conflicts on "
+        "changes that touch)"
+        if theirs
+        else f"keep clear of {f.hold}'s work"
+    )
     who = "you steer" if f.steer == result.agent else f"{f.steer} steers"
     return f"  Right of way: {f.hold} holds course; {who}: {leave}."
 
@@ -199,8 +204,20 @@ def _deny_text(
             f"bring {m} in first (commit or stash your work, then `git merge {m}` or `git rebase "
             f"{m}`) and retry: the edit then lands on top of it"
         )
-    leave = f" and leave these to {_joined(names)}" if names else ""
-    ways.append(f"edit elsewhere (other lines or files){leave}")
+    if names:
+        who = _joined(names)
+        ways.append(
+            f"edit elsewhere: other files, or lines of {paths} with at least one unchanged line "
+            f"between your change and {who}'s (git merges those cleanly, and this check says so "
+            f"before the edit); leave the lines above to {who}"
+        )
+        ways.append(
+            f"come back to these lines later: retry this edit once {who}'s change is merged "
+            "and you have brought the mainline in, or once it has moved off them (every retry "
+            "is checked afresh)"
+        )
+    else:
+        ways.append("edit elsewhere (other lines or files)")
     ways.append(
         f"{'coordinate, then ' if names else ''}acknowledge with `radar ack "
         f"{' '.join([*names, *mainlines])}` (MCP tool `acknowledge`) and retry: the same edit "

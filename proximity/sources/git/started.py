@@ -25,7 +25,14 @@ from pathlib import Path
 
 from proximity.sources.git._run import GitError, git, git_text
 
-__all__ = ["agent_start", "branch_created", "branch_start", "created_at", "worktree_created"]
+__all__ = [
+    "agent_start",
+    "branch_created",
+    "branch_start",
+    "created_at",
+    "worktree_admin_dir",
+    "worktree_created",
+]
 
 _REFLOG_LINE = 4096
 
@@ -56,7 +63,7 @@ def branch_created(common_dir: Path, branch: str) -> datetime | None:
 def worktree_created(worktree: Path) -> datetime | None:
     """A linked worktree's creation: its administrative folder's ``commondir`` file, which
     ``git worktree add`` writes once. None for the main worktree (its ``.git`` is a folder)."""
-    admin = _admin_dir(worktree)
+    admin = worktree_admin_dir(worktree)
     if admin is None:
         return None
     try:
@@ -65,7 +72,7 @@ def worktree_created(worktree: Path) -> datetime | None:
         return None
 
 
-def _admin_dir(worktree: Path) -> Path | None:
+def worktree_admin_dir(worktree: Path) -> Path | None:
     """A linked worktree's administrative folder (``<common>/worktrees/<name>``), from the
     ``gitdir:`` line of its ``.git`` file; None for the main worktree or an unreadable one."""
     try:
@@ -81,7 +88,7 @@ def _admin_dir(worktree: Path) -> Path | None:
 def _common_dir(worktree: Path) -> Path | None:
     if (worktree / ".git").is_dir():
         return worktree / ".git"
-    admin = _admin_dir(worktree)
+    admin = worktree_admin_dir(worktree)
     try:
         pointer = (admin / "commondir").read_text(encoding="utf-8").strip() if admin else ""
     except (OSError, ValueError):
