@@ -47,6 +47,8 @@ def branch_created(common_dir: Path, branch: str) -> datetime | None:
     Read as a file (one open, no git process: a hook reads every worktree on every edit); a
     repository on the reftable backend has no such file and falls back to the next source.
     """
+    if not branch or ".." in branch.split("/") or branch.startswith("/"):
+        return None  # not a branch name git would make: never a path out of the logs folder
     try:
         with (common_dir / "logs" / "refs" / "heads" / branch).open("rb") as log:
             first = log.readline(_REFLOG_LINE)

@@ -82,3 +82,13 @@ def test_the_main_checkout_is_dated_by_its_files_not_the_repositorys_age(tmp_pat
     target = repo.write("core.py", numbered(31))
     os.utime(target, (EPOCH + 7000, EPOCH + 7000))
     assert _start(repo, None) == _when(EPOCH + 7000)
+
+
+def test_a_name_that_is_no_branch_reads_no_file_outside_the_reflogs(tmp_path: Path) -> None:
+    from proximity.sources.git.started import branch_created
+
+    (tmp_path / "secret").write_text("0 1 x <y> 1234567890 +0000\tnot a reflog\n")
+    common = tmp_path / "repo" / ".git"
+    (common / "logs" / "refs" / "heads").mkdir(parents=True)
+    assert branch_created(common, "../../../../secret") is None
+    assert branch_start(tmp_path, "../secret", "main") is None
