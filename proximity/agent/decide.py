@@ -1,7 +1,8 @@
 """From findings to what the hook does: deny, ask, pass context, or stay silent.
 
 Defaults (``.radar.toml`` ``[policy]`` changes them): an unacknowledged Resolution Advisory on
-the lines about to change denies the edit with a reason the model can act on; so do lines the
+the lines about to change denies the edit of the agent that must steer, with a reason the model
+can act on (the holder's edit goes ahead, told who was asked to steer away); so do lines the
 mainline changed since the branch's base (``policy.drift``: the merge would conflict for
 certain, and bringing the mainline in first avoids it); a Traffic Advisory, or a finding the
 agent has acknowledged, lets the edit proceed and passes what was found as context; nothing
@@ -84,7 +85,7 @@ def _merge_check_lines(check: Mapping[str, Any] | None) -> list[str]:
     return out + shown + tests
 
 
-def _finding_lines(f: Finding, me: str) -> list[str]:
+def _finding_lines(f: Finding, result: CheckResult) -> list[str]:
     band = "Resolution Advisory" if f.resolution else "Traffic Advisory"
     out = [f"- {band} with {_who(f)}: {_channels(f)}, risk {f.risk:.2f}."]
     for path in f.paths:
@@ -92,13 +93,54 @@ def _finding_lines(f: Finding, me: str) -> list[str]:
         out += _quoted(f.their_excerpt.get(path, ""), f.other)
     out += [f"  Symbols: {as_data(text)}." for text in f.symbols[:3]]
     out += _merge_check_lines(f.merge_check)
+    out += _textual_lines(f, result)
     if f.resolution and f.hold and f.steer:
-        who = "you" if f.hold == me else agent_ref(f.hold)
-        out.append(
-            f"  Right of way: {who} hold{'' if who == 'you' else 's'}; "
-            f"{'you steer' if f.steer == me else agent_ref(f.steer) + ' steers'}."
-        )
+        out.append(_right_of_way_line(f, result))
     return out
+
+
+def _textual_lines(f: Finding, result: CheckResult) -> list[str]:
+    """git's merge verdict on the shared files, the evidence for denying or not."""
+    theirs = "; ".join(f"{p} {_ranges(f.their_lines.get(p))}" for p in f.paths)
+    if f.textual == "clean":
+        return [
+            f"  git would merge these cleanly ({agent_ref(f.other)} changed {theirs}; "
+            f"this edit changes {_mine(f, result)}): Traffic, not a denial. Keep at least one unchanged line "
+            "between your changes and theirs."
+        ]
+    if f.textual == "conflict":
+        paths = ", ".join(f.paths)
+        return [
+            f"  git's merge of this edit with {agent_ref(f.other)}'s version of {paths} would conflict."
+        ]
+    return []
+
+
+def _mine(f: Finding, result: CheckResult) -> str:
+    """The asker's planned lines the finding is about, as a sentence fragment."""
+    paths = f.paths or result.paths
+    if not paths:
+        return "this edit"
+    return "; ".join(f"{p} {_ranges(result.lines.get(p))}" for p in paths)
+
+
+def _right_of_way_line(f: Finding, result: CheckResult) -> str:
+    """Design 002, section 3: the holder holds course (never denied for it), the other steers."""
+    if f.hold == result.agent:
+        return (
+            f"  Right of way: you hold course; {agent_ref(f.steer)} must steer away from "
+            f"{_mine(f, result)} (its edits there are denied until it leaves them or "
+            "acknowledges). Carry on."
+        )
+    theirs = "; ".join(f"{p} {_ranges(f.their_lines.get(p))}" for p in f.paths)
+    leave = (
+        f"leave {theirs} to {agent_ref(f.hold)}, and the lines touching them (git's merge "
+        "conflicts on changes that touch)"
+        if theirs
+        else f"keep clear of {agent_ref(f.hold)}'s work"
+    )
+    who = "you steer" if f.steer == result.agent else f"{agent_ref(f.steer)} steers"
+    return f"  Right of way: {agent_ref(f.hold)} holds course; {who}: {leave}."
 
 
 def _hunks(hunks: list[list[int]] | None) -> str:
@@ -129,7 +171,7 @@ def describe(
 ) -> str:
     lines = [header]
     for f in findings:
-        lines += _finding_lines(f, result.agent)
+        lines += _finding_lines(f, result)
     for d in drift:
         lines += _drift_lines(d)
     return "\n".join(lines)
@@ -162,8 +204,20 @@ def _deny_text(
             f"bring {m} in first (commit or stash your work, then `git merge {m}` or `git rebase "
             f"{m}`) and retry: the edit then lands on top of it"
         )
-    leave = f" and leave these to {_joined(names)}" if names else ""
-    ways.append(f"edit elsewhere (other lines or files){leave}")
+    if names:
+        who = _joined(names)
+        ways.append(
+            f"edit elsewhere: other files, or lines of {paths} with at least one unchanged line "
+            f"between your change and {who}'s (git merges those cleanly, and this check says so "
+            f"before the edit); leave the lines above to {who}"
+        )
+        ways.append(
+            f"come back to these lines later: retry this edit once {who}'s change is merged "
+            "and you have brought the mainline in, or once it has moved off them (every retry "
+            "is checked afresh)"
+        )
+    else:
+        ways.append("edit elsewhere (other lines or files)")
     ways.append(
         f"{'coordinate, then ' if names else ''}acknowledge with `radar ack "
         f"{' '.join([*names, *mainlines])}` (MCP tool `acknowledge`) and retry: the same edit "
@@ -176,9 +230,19 @@ def _deny_text(
 _STOPS = {"deny", "ask"}
 
 
+def _must_steer(f: Finding, me: str) -> bool:
+    """An unacknowledged Resolution Advisory stops only the agent that must steer.
+
+    The holder holds course (design 002, section 3): its edit goes ahead and it is told who was
+    asked to steer away. A Resolution naming no holder (an answer without right of way) stops
+    the edit, as before.
+    """
+    return f.resolution and not f.acknowledged and f.hold != me
+
+
 def decide(result: CheckResult, policy: Policy) -> Decision:
     """The hook's decision for a pre-edit check."""
-    blocking = tuple(f for f in result.findings if f.resolution and not f.acknowledged)
+    blocking = tuple(f for f in result.findings if _must_steer(f, result.agent))
     rest = tuple(f for f in result.findings if f not in blocking)
     drift = tuple(d for d in result.drift if not d.acknowledged)
     drift_rest = tuple(d for d in result.drift if d.acknowledged)
@@ -197,7 +261,12 @@ def decide(result: CheckResult, policy: Policy) -> Decision:
     shown_drift = (*drift, *drift_rest) if policy.drift == "warn" else drift_rest
     if (shown or shown_drift) and policy.traffic == "context":
         header = "Overlap Radar: other agents are working close to this edit."
-        if not shown:
+        if any(f.resolution and f.hold == result.agent for f in shown):
+            header = (
+                "Overlap Radar: you hold course on this edit; the agents named below must "
+                "steer away from it."
+            )
+        elif not shown:
             header = "Overlap Radar: the mainline changed lines close to this edit."
         text = describe(result, shown, header=header, drift=shown_drift)
         return Decision("context", text, tuple(shown), tuple(shown_drift))

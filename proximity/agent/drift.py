@@ -21,7 +21,7 @@ from proximity.engine.drift import MainlineChange, drift_hits
 from proximity.engine.findings import DriftFinding
 from proximity.sources.git._run import DIFF_ARGS, GitError, git, git_text
 
-__all__ = ["DriftUnknownError", "mainline_drift"]
+__all__ = ["DriftUnknownError", "mainline_drift", "merge_file_clean"]
 
 _COMMITS_SHOWN = 3
 
@@ -64,13 +64,31 @@ def _blob(top: Any, rev: str) -> str | None:
         return None
 
 
+def merge_file_clean(top: Any, ours: str, ancestor: str, theirs: str) -> bool | None:
+    """git's three-way merge of one file's three versions: True clean, False conflict, None
+    when git could not answer. ``git merge-file`` writes nothing but its answer here (the
+    versions live in a scratch folder); the mainline drift check and the pre-edit merge
+    simulation against another agent (:mod:`proximity.agent.textual`) both ask it."""
+    with tempfile.TemporaryDirectory(prefix="radar-merge-") as folder:
+        names = []
+        for name, content in (("ours", ours), ("base", ancestor), ("theirs", theirs)):
+            target = Path(folder, name)
+            target.write_bytes(content.encode("utf-8", "surrogateescape"))
+            names.append(str(target))
+        try:
+            code, _ = git(top, ["merge-file", "-p", "-q", *names], ok_codes=tuple(range(256)))
+        except GitError:
+            return None
+    return True if code == 0 else False if 0 < code < 128 else None
+
+
 def _merges_cleanly(top: Any, base: str, path: str, text: str) -> bool:
     """Would git's three-way merge of this file be clean, with the edit made?
 
-    The merge base's version, the file as the planned edit leaves it, and the mainline's, given
-    to ``git merge-file`` (which writes nothing but its answer). Identical changes on both
-    sides merge cleanly, so a backport or a cherry-picked fix is not denied; only used to clear
-    a hit, never to add one (a conflict of the agent's earlier edits is not this edit's).
+    The merge base's version, the file as the planned edit leaves it, and the mainline's.
+    Identical changes on both sides merge cleanly, so a backport or a cherry-picked fix is not
+    denied; only used to clear a hit, never to add one (a conflict of the agent's earlier edits
+    is not this edit's).
     """
     try:
         fork = git_text(top, ["merge-base", "HEAD", base]).strip()
@@ -80,17 +98,7 @@ def _merges_cleanly(top: Any, base: str, path: str, text: str) -> bool:
     if theirs is None:
         return False  # the mainline deleted it: the engine's rule decides
     ancestor = _blob(top, f"{fork}:{path}") or ""
-    with tempfile.TemporaryDirectory(prefix="radar-drift-") as folder:
-        names = []
-        for name, content in (("ours", text), ("base", ancestor), ("theirs", theirs)):
-            target = Path(folder, name)
-            target.write_bytes(content.encode("utf-8", "surrogateescape"))
-            names.append(str(target))
-        try:
-            code, _ = git(top, ["merge-file", "-p", "-q", *names], ok_codes=tuple(range(256)))
-        except GitError:
-            return False
-    return code == 0
+    return merge_file_clean(top, text, ancestor, theirs) is True
 
 
 def mainline_drift(

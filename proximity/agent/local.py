@@ -9,14 +9,16 @@ which keeps both from its last scan, answers with them.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from proximity.agent.state import LocalState
+from proximity.agent.textual import git_simulator
 from proximity.agent.worktree import AskingWorktree, engine_entries
 from proximity.engine.airspace import check_agent
 from proximity.engine.findings import CheckResult, findings_from_advisories
+from proximity.engine.textual import textual_verdicts
 from proximity.sources.diff_excerpts import diff_excerpts
 from proximity.sources.git import WorkingSet, read_working_sets
 
@@ -34,20 +36,28 @@ def local_check(
     state: LocalState | None = None,
     sets: tuple[WorkingSet, ...] | None = None,
     files: list[dict[str, object]] | None = None,
+    written: Mapping[str, str] | None = None,
 ) -> CheckResult:
-    """``sets`` and ``files`` may be read ahead (see :func:`read_ahead`); else read here."""
+    """``sets`` and ``files`` may be read ahead (see :func:`read_ahead`); else read here.
+    ``written``: each path's text as the planned edit leaves it, where known, so a would-be
+    denial is judged by git's merge of the shared file (:mod:`proximity.agent.textual`)."""
     if sets is None:
         sets = read_working_sets(worktree.top, base=base)
     me = next((ws for ws in sets if Path(ws.path).resolve() == worktree.top), None)
     agent_id = me.agent_id if me is not None else worktree.agent_id
     others = {ws.agent_id: ws for ws in sets if ws is not me and ws.merge_base is not None}
+    if files is None:
+        files = engine_entries(worktree, planned, base=base)
     asking: dict[str, object] = {
         "agentId": agent_id,
         "label": (me.label if me else None) or agent_id,
-        "files": files if files is not None else engine_entries(worktree, planned, base=base),
+        "files": files,
     }
-    if me is not None and me.started_at is not None:
-        asking["startedAt"] = me.to_agent_json().get("startedAt")
+    if me is not None:
+        # Right of way reads the whole working set, as a scan does, not the planned lines.
+        asking["workFiles"] = len({f.path for f in me.files})
+        if me.started_at is not None:
+            asking["startedAt"] = me.to_agent_json().get("startedAt")
     entries = {a: ws.to_agent_json() for a, ws in others.items()}
     airspace = {
         "agents": [asking, *entries.values()],
@@ -60,15 +70,24 @@ def local_check(
     findings = findings_from_advisories(
         advisories, asker=agent_id, others=entries, planned=paths, acknowledged=acked
     )
+    where = {a: (ws.path, ws.head) for a, ws in others.items()}
+    judged = textual_verdicts(
+        findings,
+        asker=agent_id,
+        planned=files,
+        theirs={a: e["files"] for a, e in entries.items()},
+        simulate=git_simulator(worktree.top, where, written or {}),
+    )
     problems = [e for ws in sets for e in ws.errors]
     return CheckResult(
         agent=agent_id,
         repository=str(worktree.common_dir),
-        findings=tuple(findings),
+        findings=tuple(sorted(judged, key=lambda f: (not f.resolution, -f.risk, f.other))),
         source="local",
         coverage="degraded" if problems else "ok",
         reason="; ".join(problems[:3]),
         paths=tuple(paths),
+        lines={p: None if not r else [list(x) for x in r] for p, r, _ in planned},
     )
 
 

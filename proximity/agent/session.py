@@ -272,6 +272,7 @@ class AgentSession:
                 profile=self.config.profile,
                 sets=sets.result(),
                 files=entries,
+                written=written,
             )
             return self.with_drift(result, drift.result())
         finally:

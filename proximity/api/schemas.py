@@ -237,6 +237,8 @@ class FindingOut(Out):
     acknowledged: bool
     symbols: list[str] = []
     merge_check: dict[str, Any] | None = None
+    # git's merge verdict on the shared files with the planned edit (proximity.agent.textual).
+    textual: Literal["clean", "conflict"] | None = None
 
 
 class EditCheckOut(Out):
@@ -247,6 +249,8 @@ class EditCheckOut(Out):
     reason: str
     paths: list[str]
     findings: list[FindingOut]
+    # The planned lines per path, as asked: a holder's reason names the lines it keeps.
+    lines: dict[str, list[tuple[int, int]] | None] = Field(default_factory=dict)
 
 
 class EditAcknowledgeIn(In):

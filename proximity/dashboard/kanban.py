@@ -71,16 +71,33 @@ def _file(f: SharedFile, a: str, b: str) -> html.Li:
     )
 
 
-def _side(agent: str, task: str, intent: list[str]) -> html.P:
+def _role(card: Card, agent: str) -> str:
+    """Each side's part in a Resolution Advisory, as the hooks apply it: the holder's edits go
+    ahead, the steerer's edits near the holder's lines are denied until it leaves or acks."""
+    roles = {card.hold: " · holds course", card.steer: " · steer"} if card.hold else {}
+    return roles.get(agent, "") if card.steer else ""
+
+
+def _side(card: Card, agent: str, task: str, intent: list[str]) -> html.P:
     declared = f" · intends: {', '.join(intent[:4])}" if intent else ""
+    role = _role(card, agent)
+    parts: list[Any] = [html.Strong(agent)]
+    if role:
+        parts.append(html.Span(role, className=f"role role-{role.split()[-1]}"))
     # A worktree without a branch description is labelled with its own id: no task to name.
     named = task if task and task != agent else "no task declared"
-    return html.P([html.Strong(agent), f" — {named}{declared}"])
+    return html.P([*parts, f" — {named}{declared}"])
 
 
 def _right_of_way(card: Card) -> list[html.P]:
     if card.hold or card.steer:
-        lines = [html.P(f"Right of way: {card.hold} holds course; {card.steer} steers clear.")]
+        lines = [
+            html.P(
+                f"Right of way: {card.hold} holds course (its edits go ahead); {card.steer} "
+                "steers (its edits of the shared lines are denied until it leaves them or "
+                "acknowledges)."
+            )
+        ]
     else:
         lines = [html.P("Right of way: none assigned (traffic advisory: both informed).")]
     lines += [html.P([html.Em(f"told {to}: "), text]) for to, text in sorted(card.told.items())]
@@ -165,8 +182,8 @@ def card_view(card: Card) -> html.Article:
             ),
             # First under the title: a long card must not push its actions below the fold.
             html.Div(buttons, className="actions"),
-            _side(card.agent_a, card.task_a, card.intent_a),
-            _side(card.agent_b, card.task_b, card.intent_b),
+            _side(card, card.agent_a, card.task_a, card.intent_a),
+            _side(card, card.agent_b, card.task_b, card.intent_b),
             html.Ul([_file(f, card.agent_a, card.agent_b) for f in card.files], className="files"),
             html.P(f"Channels: {channels_text(card.channels)}"),
             *_semantic(card),

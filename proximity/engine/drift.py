@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from proximity.engine.airspace.lines import intersection_size
 from proximity.engine.airspace.regions import abuts, hunk_regions
 
-__all__ = ["DriftHit", "MainlineChange", "drift_hits"]
+__all__ = ["DriftHit", "MainlineChange", "colliding_hunks", "drift_hits"]
 
 Span = tuple[int, int]
 
@@ -47,7 +47,11 @@ class DriftHit:
     mainline: tuple[Span, ...] | None
 
 
-def _collide(planned: Sequence[Span], theirs: Sequence[Span]) -> tuple[Span, ...]:
+def colliding_hunks(planned: Sequence[Span], theirs: Sequence[Span]) -> tuple[Span, ...]:
+    """``theirs``'s base-side hunks that git's merge would not merge with ``planned``: those
+    sharing a base line with a planned hunk or abutting one (an insertion at the same point
+    included). Hunks one unchanged line apart merge cleanly. Shared by the mainline drift check
+    and the pre-edit check against another agent's lines (``proximity.agent.textual``)."""
     mine = hunk_regions(planned)
     out = []
     for hunk in theirs:
@@ -78,7 +82,7 @@ def drift_hits(
         if spans is None or change.base_hunks is None:
             out.append(DriftHit(path, change.status, change.base_hunks))
             continue
-        met = _collide(spans, change.base_hunks)
+        met = colliding_hunks(spans, change.base_hunks)
         if met:
             out.append(DriftHit(path, change.status, met))
     return out

@@ -37,6 +37,10 @@ class Finding:
     merge_check: Mapping[str, Any] | None = None
     """The pair's speculative merge check: ``state`` checked / checking / not checked, and for a
     checked pair when and the problems only the merge has (None: the answer carries none)."""
+    textual: str | None = None
+    """git's merge verdict on the shared files with the planned edit made (``clean``: the
+    Resolution was lowered to Traffic; ``conflict``: it stands; None: not judged, see
+    :mod:`proximity.engine.textual`)."""
 
     @property
     def resolution(self) -> bool:
@@ -60,6 +64,7 @@ class Finding:
             "acknowledged": self.acknowledged,
             "symbols": list(self.symbols),
             "mergeCheck": None if self.merge_check is None else dict(self.merge_check),
+            "textual": self.textual,
         }
 
     @classmethod
@@ -81,6 +86,7 @@ class Finding:
             acknowledged=bool(data.get("acknowledged")),
             symbols=tuple(str(s) for s in data.get("symbols") or ()),
             merge_check=data.get("mergeCheck"),
+            textual=data.get("textual") if data.get("textual") in {"clean", "conflict"} else None,
         )
 
 
@@ -136,6 +142,9 @@ class CheckResult:
     paths: tuple[str, ...] = ()
     drift: tuple[DriftFinding, ...] = ()
     """Planned lines the mainline changed since the merge base (read on the agent's side)."""
+    lines: dict[str, list[list[int]] | None] = field(default_factory=dict)
+    """The planned edit's current-file lines per path (None: the whole file), so a holder is
+    told which of its lines the other agent was asked to leave."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -147,6 +156,7 @@ class CheckResult:
             "reason": self.reason,
             "paths": list(self.paths),
             "drift": [d.to_json() for d in self.drift],
+            "lines": dict(self.lines),
         }
 
     @classmethod
@@ -160,7 +170,17 @@ class CheckResult:
             reason=str(data.get("reason") or ""),
             paths=tuple(data.get("paths") or ()),
             drift=tuple(DriftFinding.from_json(d) for d in data.get("drift") or ()),
+            lines=_planned_lines(data.get("lines")),
         )
+
+
+def _planned_lines(data: Any) -> dict[str, list[list[int]] | None]:
+    if not isinstance(data, Mapping):
+        return {}
+    return {
+        str(path): None if spans is None else [[int(a), int(b)] for a, b in spans]
+        for path, spans in data.items()
+    }
 
 
 def _intent_paths(intent: Iterable[Any]) -> tuple[str, ...]:

@@ -43,6 +43,7 @@ from proximity.agent.payloads import parse_payload
 from proximity.agent.session import AgentSession
 from proximity.agent.worktree import engine_entries, merge_base
 from proximity.lab.replay_bases import onto_base
+from proximity.sources.git.started import worktree_admin_dir
 from proximity.sources.git.workingset import WorkingSet, read_working_set
 from proximity.sources.git.worktrees import Worktree
 
@@ -203,8 +204,14 @@ class RadarGate:
         return tuple(out)
 
     def _touch_files(self, now: int, wall: float) -> None:
-        """For the hook path: mtimes carry replay time (the reader dates dirty files by them)."""
+        """For the hook path: mtimes carry replay time (the reader dates dirty files by them,
+        and a branch without a reflog, as in the replay's bare repository, by its worktree's
+        creation: ``proximity.sources.git.started``)."""
         for agent, root in self.worktrees.items():
+            admin = worktree_admin_dir(root)
+            if admin is not None and (admin / "commondir").exists():
+                stamp = self._age_stamp(agent, None, now, wall)
+                os.utime(admin / "commondir", (stamp, stamp))
             for path in self.touched[agent]:
                 target = root / path
                 if target.exists():
@@ -234,9 +241,9 @@ class RadarGate:
         config = session.config
         files = engine_entries(session.worktree, planned, base=config.base)
         sets = self._sets_now(agent, now, wall)
-        result = local_check(session.worktree, planned, base=config.base, profile=config.profile,
-                             sets=sets, files=files)  # fmt: skip
         written = session.written(event.edits)
+        result = local_check(session.worktree, planned, base=config.base, profile=config.profile,
+                             sets=sets, files=files, written=written)  # fmt: skip
         result = session.with_drift(result, session.mainline_drift(files, written))
         decision = decide(result, config.policy)
         others = tuple(sorted({f.other for f in decision.findings}))

@@ -14,6 +14,7 @@ from typing import Any
 
 from proximity.engine.airspace import AirspaceInputError, check_agent
 from proximity.engine.findings import CheckResult, findings_from_advisories
+from proximity.engine.textual import textual_verdicts
 from proximity.exceptions import InvalidInputError, NotFoundError
 from proximity.models import Agent, EditAcknowledgement, Principal, ProximityAdvisory
 from proximity.selectors.advisories import repository_get
@@ -102,6 +103,9 @@ def edit_check(
     asking: dict[str, Any] = {"agentId": agent_id, "label": agent_id, "files": files}
     if agent is not None and agent.started_at is not None:
         asking["startedAt"] = agent.started_at.isoformat()
+    mine = next((s for s in inputs.snapshots if s.agent.agent_id == agent_id), None)
+    if mine is not None:  # right of way reads the whole working set, as the scan does
+        asking["workFiles"] = len({str(f.get("path")) for f in mine.files})
     airspace = {**inputs.airspace, "agents": [asking, *others]}
     paths = {f["path"] for f in files}
     options = dict(airspace["options"])
@@ -128,15 +132,22 @@ def edit_check(
         acknowledged=_acknowledged(agent, now),
         advisory_ids={other: adv.pk for other, adv in live.items()},
     )
+    # Deny what would conflict: git's rule on the base-side hunks of each shared file (the
+    # server holds no file text, so the hook's git merge-file simulation is not available here).
+    theirs = {other: entry["files"] for other, entry in by_id.items()}
+    settled = _stored_evidence(_stable_right_of_way(findings, live), live)
+    judged = textual_verdicts(settled, asker=agent_id, planned=files, theirs=theirs)
+    ordered = sorted(judged, key=lambda f: (not f.resolution, -f.risk, f.other))
     coverage, reason = "ok", ""
     if not others:
         coverage, reason = "unknown", "no other agent has a current working set on the server"
     return CheckResult(
         agent=agent_id,
         repository=repo.name,
-        findings=tuple(_stored_evidence(_stable_right_of_way(findings, live), live)),
+        findings=tuple(ordered),
         source="server",
         coverage=coverage,
         reason=reason,
         paths=tuple(sorted(paths)),
+        lines={f["path"]: f.get("lines") for f in files},
     )

@@ -17,6 +17,7 @@ from proximity.exceptions import InvalidInputError, NotFoundError
 from proximity.models import Agent, Principal, Repository, WorkingSetSnapshot
 from proximity.selectors.access import can_see
 from proximity.services.agent_identity import reporting_agent
+from proximity.services.agent_starts import agent_start_of
 from proximity.services.repositories import repository_writable
 from proximity.services.scan_requests import scan_request
 from proximity.services.time_bounds import within_window
@@ -82,15 +83,6 @@ def _agent_for(
     )
 
 
-def _earliest(reported: datetime | None, known: datetime | None) -> datetime | None:
-    """An agent's start never moves later: right of way goes to the earlier start (radar-v1),
-    and a reader that dates uncommitted work by file times dates it by the commit once it is
-    committed, which is later; taking that would hand right of way to the other side of a
-    live encounter just because this side committed (issue 16, item 3)."""
-    present = [t for t in (reported, known) if t is not None]
-    return min(present) if present else None
-
-
 def working_set_report(
     *,
     principal: Principal | None,
@@ -113,10 +105,18 @@ def working_set_report(
     with transaction.atomic():
         agent = _agent_for(principal, report, owner)
         agent.label = report.label or agent.label or report.agent_id
-        # A start outside the window (a reader's odd commit date; the API refuses one with a
-        # 422) is ignored, so no report can store a time the database cannot read back.
-        started = within_window(report.started_at, now=now)
-        agent.started_at = _earliest(started, within_window(agent.started_at, now=now)) or now
+        started = agent_start_of(
+            repository=agent.repository,
+            agent=agent,
+            read_from_git=report.started_at,
+            trusted=principal is None,
+            now=now,
+        )
+        # A start outside the window (a reader's odd commit date) is ignored, so no report can
+        # store a time the database cannot read back.
+        agent.started_at = (
+            within_window(started, now=now) or within_window(agent.started_at, now=now) or now
+        )
         agent.last_report_at = now
         agent.save(update_fields=["label", "started_at", "last_report_at"])
         latest = agent.snapshots.order_by("-version").first()

@@ -13,12 +13,13 @@ Times are seconds after ``T0``. Every file starts as 30 numbered lines.
 
 A direct push on main at 1500 adds d.py. Baseline (ignore): #2 and #6 conflict at their merges
 (2 of 6). Obey: #2 is denied at 200 and waits for #1 (merged 1000: delay 800 s), then re-applies
-over #1's line (a conflict the agent resolves itself); #5 is denied at 600 and waits for #4
-(merged 1200: delay 600 s; the edit is already there); #6 is only told (Traffic: adjacency
-decays with recency, overlap does not) and still conflicts (git conflicts on abutting lines).
-So obey has 1 merge conflict (avoided 50 %), 2 of 6 hunks delayed, 2 denials of which 1 (#5)
-unnecessary, 1 Traffic Advisory. Acknowledge: the same 2 denials, each acknowledged, and
-the baseline's 2 conflicts.
+over #1's line (a conflict the agent resolves itself); #5's edit overlaps #4's, a Resolution, but
+the hook asks git (``git merge-file`` on the file as the edit leaves it) and identical changes
+merge cleanly, so #5 is only told (Traffic, with the evidence; issue 28); #6 is only told
+(Traffic: adjacency decays with recency, overlap does not) and still conflicts (git conflicts on
+abutting lines). So obey has 1 merge conflict (avoided 50 %), 1 of 6 hunks delayed, 1 denial,
+none unnecessary, 2 Traffic Advisories. Acknowledge: the same denial, acknowledged, and the
+baseline's 2 conflicts.
 """
 
 from __future__ import annotations

@@ -78,16 +78,16 @@ def test_figures_of_each_policy_are_those_known_by_construction(
     figures = scenario[3].figures
     base, obey, ack = figures["ignore"], figures["obey"], figures["acknowledge"]
     assert (base.conflicts, base.merges, base.denials, base.delayed_hunks) == (2, 6, 0, 0)
-    assert (obey.conflicts, obey.denials, obey.unnecessary_denials) == (1, 2, 1)
+    assert (obey.conflicts, obey.denials, obey.unnecessary_denials) == (1, 1, 0)
     assert obey.avoided is not None
     assert obey.avoided.estimate == 0.5
     # #2 re-applied its line over #1's: the conflict moved into the agent's own work
     assert obey.avoided_with_resync is not None
     assert obey.avoided_with_resync.estimate == 0.0
-    assert (obey.hunks, obey.delayed_hunks, obey.share_delayed.estimate) == (6, 2, 2 / 6)
-    assert obey.median_delay_h.estimate == pytest.approx(700 / 3600)  # 800 s and 600 s
-    assert (ack.conflicts, ack.denials, ack.delayed_hunks, ack.unnecessary_denials) == (2, 2, 0, 1)
-    assert scenario[3].runs["obey"].pairs_clean == {"pr-1/pr-2": False, "pr-4/pr-5": True}
+    assert (obey.hunks, obey.delayed_hunks, obey.share_delayed.estimate) == (6, 1, 1 / 6)
+    assert obey.median_delay_h.estimate == pytest.approx(800 / 3600)
+    assert (ack.conflicts, ack.denials, ack.delayed_hunks, ack.unnecessary_denials) == (2, 1, 0, 0)
+    assert scenario[3].runs["obey"].pairs_clean == {"pr-1/pr-2": False}
     assert ack.avoided is not None
     assert ack.avoided.estimate == 0.0
     # the baseline rebuilds history's tree at every mainline step
@@ -101,18 +101,23 @@ def test_events_say_what_each_agent_was_told(
     out = scenario[2]
     obey = events(out, "obey")
     denials = [(e["agent"], e["others"], e["t"] - T0) for e in obey if e["kind"] == "deny"]
-    assert denials == [("pr-2", ["pr-1"], 200), ("pr-5", ["pr-4"], 600)]
+    assert denials == [("pr-2", ["pr-1"], 200)]
     told = next(e["told"] for e in obey if e["kind"] == "deny")
     assert "Resolution Advisory with pr-1" in told
     assert "`radar ack pr-1`" in told
     advisory = [e for e in obey if e["kind"] == "advisory"]
-    assert [(e["agent"], e["traffic"]) for e in advisory] == [("pr-6", ["pr-3"])]
+    assert [(e["agent"], e["traffic"]) for e in advisory] == [
+        ("pr-5", ["pr-4"]),
+        ("pr-6", ["pr-3"]),
+    ]
+    told5 = next(e["told"] for e in advisory if e["agent"] == "pr-5")
+    assert "git would merge these cleanly (pr-4 changed c.py line 10" in told5
     merge6 = next(e for e in obey if e["kind"] == "merge" and e["agent"] == "pr-6")
     assert merge6["conflicts"] == ["b.py"]
     assert merge6["counterparts"] == {"b.py": ["pr-3"]}
     assert merge6["liveCounterparts"] == {"b.py": ["pr-3"]}  # #3 merged after #6 started
     acks = [e for e in events(out, "acknowledge") if e["kind"] == "ack"]
-    assert [(e["agent"], e["others"]) for e in acks] == [("pr-2", ["pr-1"]), ("pr-5", ["pr-4"])]
+    assert [(e["agent"], e["others"]) for e in acks] == [("pr-2", ["pr-1"])]
     assert acks[0]["said"][0].startswith("acknowledged pr-1 for pr-2 (local")
     assert not [e for e in events(out, "ignore") if e["kind"] in {"deny", "advisory"}]
     # #6 starts at 2300, after four merges and a push, but from where its branch forked
@@ -147,7 +152,7 @@ def test_the_hook_process_path_gives_the_same_answers_and_fresh_recency_denies_t
     # #3's 2,000-second-old abutting edit now counts as just made: #6 is denied, waits for #3
     assert fresh.figures["obey"].conflicts == 0
     delays = sorted(d for o in fresh.runs["obey"].outcomes() for d in o.delays_s)
-    assert delays == [600.0, 800.0, 2700.0]
+    assert delays == [800.0, 2700.0]
 
 
 def test_a_richer_history_is_rebuilt_exactly_hunk_by_hunk(tmp_path: Path) -> None:
@@ -325,19 +330,19 @@ def test_the_hook_process_path_brings_the_mainline_in_the_same_way(tmp_path: Pat
 def test_obey_with_a_cap_acknowledges_after_the_wait_and_keeps_the_conflicts(
     tmp_path: Path,
 ) -> None:
-    """replay_scenario.SCENARIO with a 300-s cap: #2 (denied at 200, #1 merges at 1000) and
-    #5 (denied at 600, #4 merges at 1200) give up at 500 and 900, so both wait 300 s and #2
-    conflicts as in the baseline."""
+    """replay_scenario.SCENARIO with a 300-s cap: #2 (denied at 200, #1 merges at 1000) gives up
+    at 500, so it waits 300 s and conflicts as in the baseline (#5, whose identical edit git
+    merges cleanly, is not denied)."""
     repo = build_scenario(tmp_path / "source")
     report = replay_window(read_window(repo, max_prs=10), policies=["obey"], out=tmp_path / "o",
                            work=tmp_path, resamples=20, max_wait_s=300)  # fmt: skip
     obey = report.figures["obey"]
-    assert (obey.conflicts, obey.denials, obey.delayed_hunks) == (2, 2, 2)
+    assert (obey.conflicts, obey.denials, obey.delayed_hunks) == (2, 1, 1)
     delays = sorted(d for o in report.runs["obey"].outcomes() for d in o.delays_s)
-    assert delays == [300.0, 300.0]
+    assert delays == [300.0]
     rows = events(tmp_path / "o", "obey")
     gave_up = [(e["agent"], e["others"], e["t"] - T0) for e in rows if e["kind"] == "giveup"]
-    assert gave_up == [("pr-2", ["pr-1"], 500), ("pr-5", ["pr-4"], 900)]
+    assert gave_up == [("pr-2", ["pr-1"], 500)]
     assert json.loads((tmp_path / "o" / "summary.json").read_text())["maxWaitS"] == 300
 
 

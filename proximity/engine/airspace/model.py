@@ -60,6 +60,10 @@ class Agent:
     started_at_ms: float | None = None
     files: tuple[FileChange, ...] = ()
     intent: tuple[Intent, ...] = ()
+    work_files: int | None = None
+    """Distinct files of the agent's whole working set, when ``files`` holds only part of it
+    (a pre-edit check carries the planned lines alone): right of way reads this count, so a
+    check ranks the pair as a scan of the whole working sets does (``workFiles``)."""
 
 
 @dataclass(frozen=True, slots=True)

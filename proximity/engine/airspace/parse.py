@@ -127,6 +127,7 @@ def _agent(entry: Any, field: str, *, lenient: bool) -> Agent:
     started_text = started if isinstance(started, str) else None
     files = _list(entry.get("files"), f"{field}.files")
     intent = _list(entry.get("intent"), f"{field}.intent")
+    work = entry.get("workFiles")
     return Agent(
         agent_id=agent_id,
         label=label if isinstance(label, str) and label else agent_id,
@@ -134,6 +135,7 @@ def _agent(entry: Any, field: str, *, lenient: bool) -> Agent:
         started_at_ms=parse_time_ms(started_text),
         files=tuple(_file(f, f"{field}.files[{k}]", lenient=lenient) for k, f in enumerate(files)),
         intent=tuple(_intent(i, f"{field}.intent[{k}]") for k, i in enumerate(intent)),
+        work_files=None if work is None else integer(work, f"{field}.workFiles"),
     )
 
 

@@ -43,9 +43,14 @@ def radar_priority_key(agent: Agent, now_ms: float) -> PriorityKey:
     """radar-v1: the earlier start holds, then more distinct files, then the smaller id.
 
     An agent without ``startedAt`` is treated as the newest (it cannot prove it was first).
+    ``workFiles``, where given, counts the files (a pre-edit check's asking agent carries only
+    its planned ones). Which start and which files every face reads: docs/DECISIONS.md, "One
+    right of way everywhere".
     """
     age = -np.inf if agent.started_at_ms is None else now_ms - agent.started_at_ms
-    distinct = len({f.path for f in agent.files})
+    distinct = agent.work_files
+    if distinct is None:
+        distinct = len({f.path for f in agent.files})
     return (-float(age), -float(distinct), _utf16(agent.agent_id))
 
 

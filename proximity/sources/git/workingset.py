@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from proximity.engine.diff import FileDiff, parse_raw_patch
 from proximity.sources.git._run import DIFF_ARGS, GitError, carry_deadline, git, git_text
+from proximity.sources.git.started import agent_start, created_at
 from proximity.sources.git.worktrees import (
     Worktree,
     branch_descriptions,
@@ -214,11 +215,9 @@ def _read(worktree: Worktree, base: str, ignore: Sequence[str] = ()) -> WorkingS
         files.append(entry)
         if problem:
             errors.append(f"{worktree.path} ({worktree.agent_id}): {problem}")
-    started = None
-    if stamps:
-        started = datetime.fromtimestamp(min(stamps), tz=UTC)
-    elif files:
-        started = min((f.touched_at for f in files if f.touched_at), default=None)
+    # As git records it, the same for every reader (docs/DECISIONS.md, "One right of way").
+    created = created_at(root, worktree.branch, base)
+    started = agent_start(stamps, created, (f.touched_at for f in files))
     files.sort(key=lambda f: f.path)
     return WorkingSet(worktree.agent_id, worktree.path, worktree.branch, head, base, merge_base,
                       tuple(files), tuple(errors), started_at=started, commits=commits)  # fmt: skip

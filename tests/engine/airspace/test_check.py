@@ -67,3 +67,39 @@ def test_union_find_components_number_like_scipy() -> None:
         i, j = rng.integers(0, n, m).astype(np.int64), rng.integers(0, n, m).astype(np.int64)
         _, expected = connected_components(coo_matrix((np.ones(m), (i, j)), (n, n)), directed=False)
         assert components(n, i, j).tolist() == expected.tolist()
+
+
+def _tied(work: int | None) -> dict:
+    """bob and erin started in the same second; erin's whole working set has two files, bob's
+    check carries only its planned one (``workFiles``: how many its working set has)."""
+    bob: dict = {
+        "agentId": "bob",
+        "startedAt": "2026-01-01T09:00:00Z",
+        "files": [{"path": "core.py", "lines": [[22, 22]], "baseHunks": [[22, 1]]}],
+    }
+    if work is not None:
+        bob["workFiles"] = work
+    erin = {
+        "agentId": "erin",
+        "startedAt": "2026-01-01T09:00:00Z",
+        "files": [
+            {"path": "core.py", "lines": [[22, 22]], "baseHunks": [[22, 1]]},
+            {"path": "util.py", "lines": [[1, 1]], "baseHunks": [[1, 1]]},
+        ],
+    }
+    return {"agents": [bob, erin], "options": {"now": "2026-01-01T09:05:00Z"}}
+
+
+@pytest.mark.parametrize(("work", "holder"), [(None, "erin"), (2, "bob"), (3, "bob"), (1, "erin")])
+def test_a_checks_right_of_way_counts_the_askers_whole_working_set(
+    work: int | None, holder: str
+) -> None:
+    """A tie on the start goes to more distinct files; a check counts the asker's whole
+    working set (``workFiles``) as a scan does, not only its planned file (issue 27 item 4)."""
+    [advisory] = check_agent(_tied(work), agent_id="bob")["advisories"]
+    assert advisory["hold"] == holder
+
+
+def test_work_files_must_be_a_count() -> None:
+    with pytest.raises(AirspaceInputError, match=r"agents\[0\]\.workFiles"):
+        check_agent(_tied(-1), agent_id="bob")

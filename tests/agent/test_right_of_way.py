@@ -1,0 +1,196 @@
+"""Right of way as every face applies it (issue 28 point 1, issue 27 point 4).
+
+One encounter in real worktrees: alice made her branch first and committed core.py line 22;
+bob made his later and changed line 23 (not committed). A Resolution
+Advisory holds between them; alice holds course, bob steers. The holder's edit goes ahead with
+context naming who must steer away and from which lines; the steerer's is denied. Every face
+(the local hook, ``radar check``, MCP ``check_edit``, ``POST /api/check``, the scan and the
+board) names the same holder, although bob's report claims a start long before alice's.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from proximity.agent.config import Policy
+from proximity.agent.decide import decide
+from proximity.agent.mcp_server import server_for
+from proximity.dashboard.kanban import card_view
+from proximity.engine.findings import CheckResult
+from proximity.models import Agent, ProximityAdvisory
+from proximity.selectors.board import board_cards
+from proximity.services.scans import scan_run
+from proximity.sources.git import explicit_worktrees, read_working_set
+from tests.agent.conftest import Scene
+from tests.agent.payloads import load
+from tests.agent.test_mcp_server import _args, call
+from tests.factories import make_caller, make_repository
+from tests.sources.gitrepo import ScriptedRepo, numbered, run_git
+
+CLAIMED = "2001-01-01T00:00:00Z"  # far earlier than anything git shows for bob
+
+
+def _at(minutes_ago: int) -> dict[str, str]:
+    """git's dates for an act ``minutes_ago`` (reflog entries take the committer's date)."""
+    stamp = f"@{int(time.time()) - minutes_ago * 60} +0000"
+    return {"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+
+
+@pytest.fixture
+def encounter(tmp_path: Path, _state_dir: Path) -> Scene:
+    """alice's branch was made 10 minutes ago and her line 22 committed 5 minutes ago; bob's
+    branch was made 8 minutes ago and his line 23 is not committed. Recent, so a scan of the
+    two working sets raises the Resolution the checks raise."""
+    repo = ScriptedRepo.create(tmp_path)
+    repo.write("core.py", numbered(60))
+    repo.commit("base")
+    for name, minutes in (("alice", 10), ("bob", 8)):
+        target = tmp_path / name
+        run_git(repo.root, "worktree", "add", "-q", "-b", name, str(target), "main",
+                env=_at(minutes))  # fmt: skip
+        repo.worktrees[name] = target
+    repo.replace_lines("core.py", 22, 22, worktree="alice", tag="alice")
+    run_git(repo.path("alice"), "commit", "-qam", "alice: core 22", env=_at(5))
+    repo.replace_lines("core.py", 23, 23, worktree="bob", tag="bob")
+    return Scene(repo, repo.path("alice"), repo.path("bob"), _state_dir)
+
+
+def _hook(scene: Scene, who: str, old: str) -> dict[str, Any]:
+    """A Claude Code Edit of ``old`` (one line) in ``who``'s core.py, through `radar hook`."""
+    top = scene.repo.path(who)
+    payload = load("claude_pre_edit", WORKTREE=str(top), FILE=str(top / "core.py"))
+    payload["tool_input"].update(
+        file_path=str(top / "core.py"), old_string=old, new_string=f"{who} again\n"
+    )
+    run = scene.hook("claude", payload)
+    assert (run.returncode, run.stderr) == (0, "")
+    return dict(json.loads(run.stdout)["hookSpecificOutput"])
+
+
+def _mcp(scene: Scene, who: str, lines: str) -> str:
+    text, error = call(server_for(_args(path=str(scene.repo.path(who)))), "check_edit",
+                       path="core.py", lines=lines)  # fmt: skip
+    assert not error, text
+    return text
+
+
+def _report(scene: Scene, who: str, caller: Any, post_json: Any, **extra: Any) -> None:
+    """What `radar report` sends for ``who``'s worktree (its own reading of git), plus
+    ``extra`` fields the agent adds."""
+    worktree = explicit_worktrees([(scene.repo.path(who), "main")])[0]
+    agent = read_working_set(worktree).to_agent_json()
+    body = {"repository": "web", "agentId": who, "files": agent["files"], **extra}
+    answer = post_json("/api/working-sets", body, caller)
+    assert answer.status_code == 201, answer.content
+
+
+def _server_check(post_json: Any, caller: Any, who: str, line: int) -> CheckResult:
+    files = [{"path": "core.py", "lines": [[line, line]], "baseHunks": [[line, 1]]}]
+    body = {"repository": "web", "agentId": who, "files": files}
+    answer = post_json("/api/check", body, caller)
+    assert answer.status_code == 200, answer.content
+    return CheckResult.from_json(answer.json())
+
+
+def _holder_context(text: str) -> None:
+    assert "you hold course" in text
+    assert "bob must steer away from core.py line 22" in text
+    assert "would collide" not in text
+
+
+def _steerer_denial(text: str) -> None:
+    assert "would collide with another agent's work" in text
+    assert "alice holds course; you steer: leave core.py line 22 to alice" in text
+
+
+def test_the_holder_edits_on_and_the_steerer_is_denied_through_the_hook_and_mcp(
+    encounter: Scene,
+) -> None:
+    mine = _hook(encounter, "alice", "alice 22\n")
+    assert "permissionDecision" not in mine  # the holder's edit goes ahead
+    _holder_context(mine["additionalContext"])
+    theirs = _hook(encounter, "bob", "line 22\n")
+    assert theirs["permissionDecision"] == "deny"
+    _steerer_denial(theirs["permissionDecisionReason"])
+    _holder_context(_mcp(encounter, "alice", "22"))
+    _steerer_denial(_mcp(encounter, "bob", "22"))
+    # Only the steerer's denial is remembered for an acknowledgement; the holder has none.
+    acked = encounter.radar("ack", "alice", cwd=encounter.bob)
+    assert acked.returncode == 0, acked.stderr
+    assert "permissionDecision" not in _hook(encounter, "bob", "line 22\n")
+
+
+@pytest.mark.django_db
+def test_the_holder_edits_on_and_the_steerer_is_denied_by_the_server_and_on_the_board(
+    encounter: Scene, post_json: Any, lead: Any
+) -> None:
+    repo = make_repository("web", scope="team-a", path=str(encounter.repo.root))
+    alice = make_caller("alice-agent", scopes=["team-a"], kind="agent")
+    bob = make_caller("bob-agent", scopes=["team-a"], kind="agent")
+    _report(encounter, "alice", alice, post_json)
+    _report(encounter, "bob", bob, post_json)
+    holder = _server_check(post_json, alice, "alice", 22)
+    [finding] = holder.findings
+    assert (finding.level, finding.hold, finding.steer) == ("resolution", "alice", "bob")
+    decision = decide(holder, Policy())
+    assert decision.kind == "context"
+    _holder_context(decision.text)
+    steerer = decide(_server_check(post_json, bob, "bob", 22), Policy())
+    assert steerer.kind == "deny"
+    _steerer_denial(steerer.text)
+    scan_run(repository_id=repo.pk, now=timezone.now())
+    [card] = board_cards(lead.principal, repository="web")["resolution"][1]
+    board = str(card_view(card).to_plotly_json())
+    assert (card.hold, card.steer) == ("alice", "bob")
+    assert "holds course" in board
+    assert "steer" in board
+
+
+def _hook_holder(scene: Scene) -> str:
+    reason = _hook(scene, "bob", "line 22\n")["permissionDecisionReason"]
+    return reason.split("Right of way: ")[1].split(" holds course")[0]
+
+
+def _check_holder(scene: Scene) -> str:
+    run = scene.radar("check", str(scene.bob / "core.py"), "--lines", "22", cwd=scene.bob)
+    assert run.returncode == 2, run.stderr
+    return run.stdout.split("Right of way: ")[1].split(" holds course")[0]
+
+
+def _mcp_holder(scene: Scene) -> str:
+    return _mcp(scene, "bob", "22").split("Right of way: ")[1].split(" holds course")[0]
+
+
+@pytest.mark.django_db
+def test_every_face_names_the_same_holder_whatever_start_a_report_claims(
+    encounter: Scene, post_json: Any, lead: Any
+) -> None:
+    """Issue 27 point 4: the same pair at the same moment, from the same inputs (the starts
+    git records), through the local hook, `radar check`, MCP, the server's check, the scan and
+    the board. bob reports first and claims a start in 2001; the server reads his branch from
+    the repository instead, so the claim moves nothing."""
+    repo = make_repository("web", scope="team-a", path=str(encounter.repo.root))
+    alice = make_caller("alice-agent", scopes=["team-a"], kind="agent")
+    bob = make_caller("bob-agent", scopes=["team-a"], kind="agent")
+    _report(encounter, "bob", bob, post_json, startedAt=CLAIMED)
+    _report(encounter, "alice", alice, post_json)
+    stored = dict(Agent.objects.values_list("agent_id", "started_at"))
+    assert stored["bob"] > stored["alice"]  # git's dates, not the claim nor the report order
+    holders = {
+        "hook": _hook_holder(encounter),
+        "radar check": _check_holder(encounter),
+        "mcp check_edit": _mcp_holder(encounter),
+        "/api/check": _server_check(post_json, bob, "bob", 22).findings[0].hold,
+    }
+    scan_run(repository_id=repo.pk, now=timezone.now())
+    advisory = ProximityAdvisory.objects.get()
+    holders["scan"] = advisory.hold.agent_id if advisory.hold else None
+    [card] = board_cards(lead.principal, repository="web")["resolution"][1]
+    holders["board"] = card.hold
+    assert holders == dict.fromkeys(holders, "alice")
