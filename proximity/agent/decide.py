@@ -105,13 +105,14 @@ def _textual_lines(f: Finding, result: CheckResult) -> list[str]:
     if f.textual == "clean":
         return [
             f"  git would merge these cleanly ({agent_ref(f.other)} changed {theirs}; "
-            f"this edit changes {_mine(f, result)}): Traffic, not a denial. Keep at least one unchanged line "
-            "between your changes and theirs."
+            f"this edit changes {_mine(f, result)}): Traffic, not a denial. Keep at least one "
+            "unchanged line between your changes and theirs."
         ]
     if f.textual == "conflict":
         paths = ", ".join(f.paths)
         return [
-            f"  git's merge of this edit with {agent_ref(f.other)}'s version of {paths} would conflict."
+            f"  git's merge of this edit with {agent_ref(f.other)}'s version of {paths} "
+            "would conflict."
         ]
     return []
 
