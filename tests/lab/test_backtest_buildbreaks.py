@@ -26,7 +26,12 @@ from proximity.lab.backtest import (
     read_pull_requests,
     sample_candidates,
 )
-from proximity.lab.backtest.buildbreaks import build_check, label_build_breaks, scratch_env
+from proximity.lab.backtest.buildbreaks import (
+    build_check,
+    label_build_breaks,
+    refresh_symbols,
+    scratch_env,
+)
 from tests.lab.test_backtest import T0, _edit, _git, _merge
 
 CORE = "def helper(x):\n    return x + 1\n\n\ndef other():\n    return 2\n"
@@ -160,6 +165,8 @@ def test_command_mines_labels_and_scores_read_only(history: Path, tmp_path: Path
     )  # fmt: skip
     assert "Build breaks, radar-v1-symbols" in text.getvalue()
     assert "#1-2@" in text.getvalue()
+    assert "Traffic alarms by strongest symbol item, all" in text.getvalue()
+    assert "| hazard/" in text.getvalue()  # the rename against its new caller
 
 
 def test_after_outside_iso_is_a_one_line_error(history: Path) -> None:
@@ -192,3 +199,75 @@ def test_resume_goes_on_where_a_stopped_run_stopped(history: Path, tmp_path: Pat
     assert sorted(resumed) == sorted(full)  # nothing lost, nothing twice, no broken line
     with pytest.raises(CommandError, match="--resume"):
         call_command("backtest_conflicts", str(history), "--resume")
+
+
+def _stale(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` as an older extractor left it: another version, fewer fields per change."""
+    old = json.loads(json.dumps(row["symbols"]))
+    old["version"] = "symbols-older"
+    for side in old["agents"].values():
+        side["uses"] = []
+        for change in side["changes"]:
+            change.pop("params", None)
+            change["changes"] = ["body"]
+    return {**row, "symbols": old}
+
+
+def test_refresh_recomputes_the_symbol_data_and_keeps_every_other_field(
+    history: Path, tmp_path: Path
+) -> None:
+    mined = tmp_path / "pairs.jsonl"
+    call_command("backtest_conflicts", str(history), "--build-breaks", "--out", str(mined),
+                 stderr=StringIO())  # fmt: skip
+    rows = [json.loads(line) for line in mined.read_text().splitlines()]
+    stale = [_stale(r) for r in rows]
+    stale[0] = {k: v for k, v in stale[0].items() if k != "symbols"}
+    stale[0]["symbolsError"] = "an old failure"
+    old = tmp_path / "old.jsonl"
+    old.write_text("".join(json.dumps(r) + "\n" for r in stale))
+    assert all(s != r for s, r in zip(stale, rows, strict=True))
+    before = _snapshot(history)
+    out = tmp_path / "refreshed.jsonl"
+    err = StringIO()
+    call_command("backtest_conflicts", str(history), "--refresh-symbols", str(old),
+                 "--out", str(out), stderr=err)  # fmt: skip
+    assert _snapshot(history) == before
+    assert f"{len(rows)} pairs refreshed, 0 with their symbol read unchecked" in err.getvalue()
+    refreshed = [json.loads(line) for line in out.read_text().splitlines()]
+    assert refreshed == rows  # today's symbols; labels, checks and hunks as mined
+
+    def scored(path: Path) -> str:
+        text = StringIO()
+        call_command("backtest_conflicts", "--score", str(path), "--profile", "radar-v1-symbols",
+                     "--build-breaks", "--resamples", "20", stdout=text)  # fmt: skip
+        return text.getvalue()
+
+    assert scored(out) == scored(mined)
+
+
+def test_a_refresh_that_fails_or_runs_over_is_unchecked_not_clean(
+    history: Path, records: dict[Any, Any]
+) -> None:
+    rows = [r for r in records.values() if not r["conflict"]]
+    gone = {**rows[0], "a": {**rows[0]["a"], "commit": "0" * 40}}
+    failed = list(refresh_symbols(history, [gone]))
+    assert "symbols" not in failed[0]
+    assert failed[0]["symbolsError"]
+    late = list(refresh_symbols(history, rows, timeout=1e-6))
+    assert all("symbols" not in r and r["symbolsError"] == "over 1e-06 s" for r in late)
+    pairs = [pair_from_json(r) for r in late]
+    clean, unchecked = clean_pairs(pairs, symbols=True)
+    assert (clean, unchecked) == ([], len(rows))
+    assert len(clean_pairs(pairs)[0]) == len(rows)  # radar-v1 does not read them
+
+
+def test_refresh_needs_a_repository_and_another_output_file(history: Path, tmp_path: Path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text("")
+    with pytest.raises(CommandError, match="REPO"):
+        call_command("backtest_conflicts", "--refresh-symbols", str(src), "--out", "x")
+    with pytest.raises(CommandError, match="--out"):
+        call_command("backtest_conflicts", str(history), "--refresh-symbols", str(src))
+    with pytest.raises(CommandError, match="--out"):
+        call_command("backtest_conflicts", str(history), "--refresh-symbols", str(src),
+                     "--out", str(src))  # fmt: skip

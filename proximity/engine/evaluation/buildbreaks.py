@@ -20,11 +20,15 @@ from proximity.engine.evaluation.backtest import BacktestPair, pair_airspace
 from proximity.engine.evaluation.bootstrap import BootstrapInterval, cluster_bootstrap_ci
 
 __all__ = [
+    "AlarmCause",
     "BandFigures",
     "BuildBreakReport",
+    "alarm_causes",
     "build_break_report",
     "clean_pairs",
+    "format_alarm_causes",
     "format_build_break_reports",
+    "strongest_symbol_item",
     "symbol_airspace",
     "symbol_profile_scorer",
 ]
@@ -59,10 +63,18 @@ def symbol_profile_scorer(
     return score
 
 
-def clean_pairs(pairs: Sequence[BacktestPair]) -> tuple[list[BacktestPair], int]:
-    """The textually clean pairs whose merge was checked, and how many clean ones were not."""
+def clean_pairs(
+    pairs: Sequence[BacktestPair], *, symbols: bool = False
+) -> tuple[list[BacktestPair], int]:
+    """The textually clean pairs whose merge was checked, and how many clean ones were not.
+
+    With ``symbols`` (a scorer that reads the symbol data) a pair whose symbol read failed is
+    unchecked too: scored without its symbols it could only look quieter than it is.
+    """
     clean = [p for p in pairs if not p.conflict]
     checked = [p for p in clean if isinstance(p.raw.get("buildBreak"), bool)]
+    if symbols:
+        checked = [p for p in checked if p.raw.get("symbols") is not None]
     return checked, len(clean) - len(checked)
 
 
@@ -157,4 +169,72 @@ def format_build_break_reports(reports: Sequence[BuildBreakReport]) -> str:
                 f"{f.recall_weighted:.2f} / {f.alarm_weighted:.3f} ({_ci(f.alarm_ci)})"
             )
         lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def strongest_symbol_item(
+    scan: ScanFn,
+    profile: str,
+    pair: BacktestPair,
+    *,
+    options: Mapping[str, Any] | None = None,
+    engine: str | None = None,
+) -> str:
+    """``kind/reason strength`` of the strongest symbol item on the pair's advisory, or ``-``.
+
+    What a strength change would move: an alarm is attributed to the item kind that carries it.
+    """
+    extra = {} if engine is None else {"engine": engine}
+    result = scan(symbol_airspace(pair, options=options), profile=profile, **extra)
+    items = [i for a in result.get("advisories", []) for i in a.get("symbols") or []]
+    if not items:
+        return "-"
+    top = max(items, key=lambda i: float(i["strength"]))
+    return f"{top['kind']}/{top['reason']} {float(top['strength']):g}"
+
+
+@dataclass(frozen=True, slots=True)
+class AlarmCause:
+    """The alarms one strongest item kind carries: how many pairs, their weighted share of the
+    clean pairs, and the share that is at the band without the symbol channel too."""
+
+    item: str
+    pairs: int
+    share_weighted: float
+    without_symbols_weighted: float
+
+
+def alarm_causes(
+    pairs: Sequence[BacktestPair],
+    items: Sequence[str],
+    alarmed: Sequence[bool],
+    alarmed_without: Sequence[bool],
+) -> list[AlarmCause]:
+    """Group the alarmed ``pairs`` by their strongest item (``items``), biggest share first.
+
+    Shares are of the weight of all ``pairs`` (the alarm rate's population), so they add up to
+    the weighted alarm rate.
+    """
+    total = sum(p.weight for p in pairs)
+    groups: dict[str, list[float]] = {}
+    for p, item, hit, base in zip(pairs, items, alarmed, alarmed_without, strict=True):
+        if hit:
+            g = groups.setdefault(item, [0.0, 0.0, 0.0])
+            g[0] += 1
+            g[1] += p.weight / total
+            g[2] += p.weight / total if base else 0.0
+    causes = [AlarmCause(k, int(v[0]), v[1], v[2]) for k, v in groups.items()]
+    return sorted(causes, key=lambda c: (-c.share_weighted, c.item))
+
+
+def format_alarm_causes(causes: Sequence[AlarmCause]) -> str:
+    """A markdown table of :func:`alarm_causes`."""
+    lines = [
+        "| strongest symbol item | pairs | alarm share w | of it, at the band without symbols w |",
+        "|---|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {c.item} | {c.pairs} | {c.share_weighted:.3f} | {c.without_symbols_weighted:.3f} |"
+        for c in causes
+    ]
     return "\n".join(lines)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -56,6 +56,7 @@ __all__ = [
     "build_check",
     "label_build_breaks",
     "pair_symbols",
+    "refresh_symbols",
     "scratch_env",
     "side_changes",
 ]
@@ -63,6 +64,10 @@ __all__ = [
 
 class CheckTimeoutError(Exception):
     """The in-process check ran past its wall-clock bound."""
+
+
+class SymbolTimeoutError(Exception):
+    """A pair's symbol read ran past its wall-clock bound."""
 
 
 @contextmanager
@@ -245,4 +250,32 @@ def label_build_breaks(
                 out["symbolsError"] = str(exc)[:300]
         if len(cache) > 100_000:  # facts by content hash: bounded like the live TREE_CACHE
             cache.clear()
+        yield out
+
+
+def refresh_symbols(
+    repo: str | Path,
+    records: Iterable[Mapping[str, Any]],
+    *,
+    timeout: float | None = 60.0,
+    cache: MutableMapping[str, FileSymbols] | None = None,
+    max_distance: int = 2,
+) -> Iterator[dict[str, Any]]:
+    """Each mined record with its ``symbols`` recomputed by this code, every other field kept.
+
+    The merge checks are the expensive part of mining and do not depend on the symbol
+    extractor; a change of the extractor or of the channel's categories only needs the symbol
+    data again, from the same commits and hunks. A pair whose read fails or runs past
+    ``timeout`` seconds loses its old ``symbols`` (they came from other code) and carries
+    ``symbolsError``: its symbol part is unchecked, never silently clean.
+    """
+    for record in records:
+        out = {k: v for k, v in record.items() if k not in ("symbols", "symbolsError")}
+        try:
+            with wall_clock_deadline(timeout, SymbolTimeoutError):
+                out["symbols"] = pair_symbols(repo, record, cache=cache, max_distance=max_distance)
+        except SymbolTimeoutError:
+            out["symbolsError"] = f"over {timeout:g} s"
+        except (GitError, SyntaxError, ValueError, KeyError, TypeError) as exc:
+            out["symbolsError"] = f"{type(exc).__name__}: {exc}"[:300]
         yield out

@@ -2,8 +2,10 @@
 
 Mining: ``backtest_conflicts REPO [--since DATE] [--max-pairs N] [--out pairs.jsonl]`` (read-only on
 REPO); ``--build-breaks`` also labels each textually clean pair by the static merge check and adds
-its symbol data. Scoring: ``backtest_conflicts --score pairs.jsonl --profile NAME``
-(``--build-breaks``: the symbol channel's recall on build breaks and its alarm rate).
+its symbol data; ``REPO --refresh-symbols pairs.jsonl --out new.jsonl`` recomputes only the
+symbol data of mined pairs with this code. Scoring: ``backtest_conflicts --score pairs.jsonl
+--profile NAME`` (``--build-breaks``: the symbol channel's recall on build breaks and its alarm
+rate; a pair whose symbol read failed is unchecked for a profile with the symbol channel).
 """
 
 from __future__ import annotations
@@ -21,9 +23,12 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from proximity.engine.airspace import PROFILES, scan
 from proximity.engine.evaluation.backtest import pair_from_json
 from proximity.engine.evaluation.buildbreaks import (
+    alarm_causes,
     build_break_report,
     clean_pairs,
+    format_alarm_causes,
     format_build_break_reports,
+    strongest_symbol_item,
     symbol_profile_scorer,
 )
 from proximity.engine.evaluation.calibration import artefact_from_json
@@ -36,7 +41,7 @@ from proximity.lab.backtest import (
     read_pull_requests,
     sample_candidates,
 )
-from proximity.lab.backtest.buildbreaks import label_build_breaks, scratch_env
+from proximity.lab.backtest.buildbreaks import label_build_breaks, refresh_symbols, scratch_env
 from proximity.lab.backtest.pairs import pair_id
 
 
@@ -117,6 +122,15 @@ class Command(BaseCommand):
             help="mining: keep the pairs already in --out and mine only the others (a run "
             "stopped midway goes on where it stopped; a last half-written line is dropped)",
         )
+        parser.add_argument(
+            "--refresh-symbols",
+            metavar="PAIRS",
+            help="recompute the symbol data of this mined JSONL from REPO with this code (the "
+            "merge checks are kept) and write it to --out",
+        )
+        parser.add_argument(
+            "--symbol-timeout", type=float, default=60.0, help="seconds per pair's symbol read"
+        )
         parser.add_argument("--cut", help="scoring: also report before/after this ISO date")
         parser.add_argument("--score", metavar="PAIRS", help="score this pairs JSONL instead")
         parser.add_argument("--profile", default="radar-v1", choices=sorted(PROFILES))
@@ -130,6 +144,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if options["score"]:
             self._score(options)
+        elif options["refresh_symbols"]:
+            self._refresh(options)
         elif options["repo"]:
             self._mine(options)
         else:
@@ -162,6 +178,31 @@ class Command(BaseCommand):
             f"{len(prs)} pull requests, {len(candidates)} concurrent candidates, "
             f"{len(sample)} sampled, {written} pairs written"
         )
+
+    def _refresh(self, o: dict[str, Any]) -> None:
+        if not o["repo"]:
+            raise CommandError("--refresh-symbols: give REPO, the repository the pairs came from")
+        source, repo = Path(o["refresh_symbols"]), Path(o["repo"])
+        for path, flag in ((source, "--refresh-symbols"), (repo, "repo")):
+            if not path.exists():
+                raise CommandError(f"{flag}: {path} does not exist")
+        if not o["out"] or Path(o["out"]).resolve() == source.resolve():
+            raise CommandError("--refresh-symbols: needs --out, a file other than the input")
+        if o["resume"]:
+            raise CommandError("--refresh-symbols: --resume is for mining")
+        with source.open(encoding="utf-8") as fh:
+            records = (json.loads(line) for line in fh if line.strip())
+            failed = 0
+
+            def counted(rows: Iterable[dict[str, Any]]) -> Iterable[dict[str, Any]]:
+                nonlocal failed
+                for row in rows:
+                    failed += "symbolsError" in row
+                    yield row
+
+            refreshed = refresh_symbols(repo, records, timeout=o["symbol_timeout"])
+            written = self._write(o, counted(refreshed))
+        self.stderr.write(f"{written} pairs refreshed, {failed} with their symbol read unchecked")
 
     def _write(self, o: dict[str, Any], records: Iterable[dict[str, Any]]) -> int:
         lines = (json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n" for r in records)
@@ -222,10 +263,11 @@ class Command(BaseCommand):
             train, test, dropped = split_by_time(pairs, o["cut"])
             slices += [(f"before {o['cut']}", train), (f"from {o['cut']}", test)]
             self.stdout.write(f"{dropped} pairs straddle {o['cut']} (dropped from the slices)")
-        reports, textual = [], []
+        reports, textual, causes = [], [], ""
         base = profile_scorer(scan, "radar-v1", engine=o["engine"])
+        symbolic = "symbol" in PROFILES[o["profile"]].channels
         for name, chunk in slices:
-            clean, unchecked = clean_pairs(chunk)
+            clean, unchecked = clean_pairs(chunk, symbols=symbolic)
             scores = [scorer(p) for p in clean]
             reports.append(
                 build_break_report(
@@ -234,6 +276,8 @@ class Command(BaseCommand):
                 )
             )  # fmt: skip
             textual.append((name, {"radar-v1": base, o["profile"]: scorer}, chunk))
+            if not causes and symbolic:
+                causes = self._causes(o, clean, scores, base, thresholds["traffic"])
         self.stdout.write(f"Build breaks, {o['profile']} (clean, checked pairs):\n")
         self.stdout.write(format_build_break_reports(reports))
         for name, scorers, chunk in textual:
@@ -242,7 +286,21 @@ class Command(BaseCommand):
                 chunk, scorers, thresholds=thresholds, resamples=o["resamples"], seed=o["seed"]
             )
             self.stdout.write(format_reports(found, thresholds))
+        if causes:
+            self.stdout.write(f"\nTraffic alarms by strongest symbol item, {slices[0][0]}:\n")
+            self.stdout.write(causes)
         self._examples(pairs)
+
+    def _causes(
+        self, o: dict[str, Any], clean: list[Any], scores: list[float], base: Any, threshold: float
+    ) -> str:
+        hit = [s >= threshold for s in scores]
+        items = [
+            strongest_symbol_item(scan, o["profile"], p, engine=o["engine"]) if h else ""
+            for p, h in zip(clean, hit, strict=True)
+        ]
+        without = [h and base(p) >= threshold for p, h in zip(clean, hit, strict=True)]
+        return format_alarm_causes(alarm_causes(clean, items, hit, without))
 
     def _examples(self, pairs: list[Any]) -> None:
         self.stdout.write("\nBuild breaks found:")

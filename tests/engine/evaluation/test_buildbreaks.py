@@ -9,8 +9,10 @@ import pytest
 
 from proximity.engine.evaluation.backtest import PAIR_FORMAT, pair_from_json
 from proximity.engine.evaluation.buildbreaks import (
+    alarm_causes,
     build_break_report,
     clean_pairs,
+    format_alarm_causes,
     symbol_airspace,
 )
 
@@ -58,3 +60,26 @@ def test_symbols_travel_into_the_airspace_only_when_mined() -> None:
     raw = dict(_pair(2, brk=False).raw)
     raw.pop("symbols")
     assert "symbols" not in symbol_airspace(pair_from_json(raw))
+
+
+def test_pairs_whose_symbol_read_failed_are_unchecked_for_the_symbol_channel_only() -> None:
+    raw = dict(_pair(2, brk=False).raw)
+    raw.pop("symbols")
+    pairs = [_pair(1, brk=False), pair_from_json({**raw, "symbolsError": "over 60 s"})]
+    assert [p.pair_id for p in clean_pairs(pairs, symbols=True)[0]] == ["p1"]
+    assert clean_pairs(pairs, symbols=True)[1] == 1
+    assert len(clean_pairs(pairs)[0]) == 2
+
+
+def test_alarm_causes_add_up_to_the_weighted_alarm_rate() -> None:
+    pairs = [_pair(n, brk=False, weight=w) for n, w in enumerate((1.0, 2.0, 3.0, 4.0))]
+    items = ["coupling/calls 0.5", "coupling/calls 0.5", "hazard/removed 0.8", ""]
+    causes = alarm_causes(pairs, items, [True, True, True, False], [False, True, False, False])
+    assert [(c.item, c.pairs) for c in causes] == [
+        ("coupling/calls 0.5", 2),
+        ("hazard/removed 0.8", 1),
+    ]  # by share: 3/10 each, ties by name
+    assert causes[0].share_weighted == pytest.approx(0.3)
+    assert causes[0].without_symbols_weighted == pytest.approx(0.2)
+    assert sum(c.share_weighted for c in causes) == pytest.approx(0.6)
+    assert "| hazard/removed 0.8 | 1 | 0.300 | 0.000 |" in format_alarm_causes(causes)
