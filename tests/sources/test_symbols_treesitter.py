@@ -49,7 +49,8 @@ const LIMIT = 3;
 def test_definitions_signatures_and_return_shapes() -> None:
     symbols = extract_tree_sitter_symbols(TS, "typescript", detail=True)
     found = {d.qualname: d for d in symbols.definitions}
-    assert sorted(found) == ["LIMIT", "Panel", "Panel.draw", "Point", "area", "shape"]
+    assert sorted(found) == ["LIMIT", "Panel", "Panel.draw", "Point", "Point.x", "area", "shape"]
+    assert found["Point.x"].kind == "field"
     assert found["area"].signature is not None
     assert found["area"].signature.text == "(w, h=…, *rest)"
     assert (found["area"].start, found["area"].end) == (8, 10)

@@ -137,6 +137,11 @@ def returns_changed(before: Sequence[str], after: Sequence[str]) -> bool:
 
 
 def _differences(before: Definition, after: Definition) -> tuple[str, ...]:
+    if before.kind == "field":
+        # A field's declared type and initial value are all its readers see of it: its
+        # interface, so any change to them is one (docs/DECISIONS.md, issue 30).
+        same = before.body == after.body and before.header == after.header
+        return () if same else ("signature",)
     out = []
     if before.signature != after.signature:
         out.append("signature")
@@ -330,6 +335,10 @@ def _change(
                 w, a = _attributes(refs, defn.qualname, changed)
                 writes |= w
                 accesses |= a
+    elif kind == "field" and shown is not None:
+        # a changed declaration (type, initial value, removal) writes the field's state
+        writes.add(shown.name)
+        accesses.add(shown.name)
     return DefinitionChange(
         qualname,
         kind,

@@ -38,6 +38,10 @@ __all__ = [
 
 Span = tuple[int, int]
 _USE_KINDS = frozenset({"call", "use", "import", "export"})
+_FIELD_KINDS = frozenset({"read", "write"})
+"""Reads and writes are uses only of a field definition (a JS/TS class field, interface or
+object-literal property): Python's ``self.x`` stays with the attribute rule."""
+_MEMBER_KINDS = frozenset({"method", "field"})
 _JS_METHODS = """push map filter reduce forEach then catch finally join split slice splice includes
 indexOf find findIndex some every concat replace trim keys values entries has get set delete add
 clear toString valueOf apply call bind emit on off once log error warn info debug"""
@@ -145,7 +149,7 @@ def _symbol_change(fc: FileChanges, change: DefinitionChange) -> SymbolChange:
         returns_before=before.returns if before is not None else (),
         returns_after=after.returns if after is not None else (),
         outcome=_outcome(change, renamed_to),
-        cls=symbol_id(home, parent) if change.kind == "method" and parent else None,
+        cls=symbol_id(home, parent) if change.kind in _MEMBER_KINDS and parent else None,
         writes=change.writes,
         accesses=change.accesses,
     )
@@ -207,7 +211,7 @@ def _uses(fc: FileChanges, index: SymbolIndex) -> list[SymbolUse]:
     out: list[SymbolUse] = []
     for k in fc.touched:
         ref = head.references[k]
-        if ref.kind not in _USE_KINDS:
+        if ref.kind not in _USE_KINDS and ref.kind not in _FIELD_KINDS:
             continue
         target, exact = targets[k], True
         if target is not None and fc.path != fc.base_path and target.startswith(fc.path + "::"):
@@ -217,6 +221,8 @@ def _uses(fc: FileChanges, index: SymbolIndex) -> list[SymbolUse]:
             target, exact = index.unique_callable(member), False
         definition = index.definition(target) if target is not None else None
         if target is None or definition is None:
+            continue
+        if ref.kind in _FIELD_KINDS and definition.kind != "field":
             continue
         scope = _scope_id(fc, ref.scope, renamed_back)
         use = SymbolUse(
