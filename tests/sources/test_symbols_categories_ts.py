@@ -6,13 +6,21 @@ extraction by tree-sitter (hence here, not under tests/engine)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from proximity.engine.symbols import FileSymbols
-from proximity.sources.symbols import extract_tree_sitter_symbols
+from proximity.engine.airspace import scan
+from proximity.engine.symbols import FileSymbols, symbol_data_from_json, symbol_data_to_json
+from proximity.sources.git import read_working_sets
+from proximity.sources.symbols import (
+    clear_index_cache,
+    extract_tree_sitter_symbols,
+    read_symbol_data,
+)
 from tests.engine.symbols.helpers import Scenario
+from tests.sources.gitrepo import ScriptedRepo
 
 TYPES = """export interface Order {
   id: string;
@@ -222,6 +230,29 @@ def test_a_field_read_through_a_constructed_instance_in_another_module_is_traffi
     assert ("uses", "src/cart.ts::Cart.total", "src/report.ts::checkout") in _evidence(pair)
 
 
+@pytest.mark.parametrize(
+    ("path", "old", "new", "qualname", "kinds"),
+    [
+        ("src/cart.ts", "  total = 0;", "  total = 100;", "Cart.total", ("body",)),
+        (
+            "src/cart.ts",
+            "items: string[] = [];",
+            "items: number[] = [];",
+            "Cart.items",
+            ("signature",),
+        ),
+        ("src/types.ts", "  paid: boolean;", "  paid?: boolean;", "Invoice.paid", ("signature",)),
+        ("src/api.ts", "return raw.trim();", "return raw;", "api.load", ("body",)),
+    ],
+)
+def test_a_fields_declared_type_is_its_interface_and_its_initial_value_its_body(
+    path: str, old: str, new: str, qualname: str, kinds: tuple[str, ...]
+) -> None:
+    case = Scenario(BASE, {"alpha": {path: _edit(BASE[path], old, new)}}, _typescript)
+    (changed,) = case.changes("alpha")
+    assert [(c.qualname, c.changes) for c in changed.definitions] == [(qualname, kinds)]
+
+
 def test_a_field_neither_side_touches_keeps_two_methods_apart() -> None:
     """Control: one side changes a static field no method reads, the other a method."""
     alpha = _edit(CART, "static count = 0;", "static count = 1;")
@@ -309,3 +340,58 @@ def test_a_field_change_the_reader_does_not_reach_stays_clear(alpha: str) -> Non
     pair = _pair(alpha={"src/types.ts": alpha}, beta={"src/report.ts": READS_TOTAL})
     assert _symbol(pair) == 0.0
     assert pair.get("level", "clear") == "clear"
+
+
+# the same facts through the engines, JSON, and real worktrees -----------------------------
+
+
+def test_fast_and_reference_engines_and_json_agree_on_the_typescript_pairs() -> None:
+    case = Scenario(
+        BASE,
+        {
+            "alpha": {"src/types.ts": RETYPED_TOTAL, "src/api.ts": LOAD_BODY},
+            "beta": {"src/report.ts": READS_TOTAL},
+            "gamma": {"src/cart.ts": _edit(CART, "  total = 0;", "  total = 100;")},
+            "delta": {"src/cart.ts": _edit(CART, "this.total += price;", "this.total -= price;")},
+            "eps": {"src/api.ts": _edit(API, "return body.length;", "return this.load('x');")},
+        },
+        _typescript,
+    )
+    data = case.data()
+    assert symbol_data_from_json(symbol_data_to_json(data)) == data
+    fast = scan(case.airspace(), profile="radar-v1-symbols", symbols=data)
+    slow = scan(case.airspace(), profile="radar-v1-symbols", symbols=data, engine="reference")
+    assert fast == slow
+    flagged = {frozenset((a["a"], a["b"])) for a in fast["advisories"]}
+    assert {frozenset(p) for p in (("alpha", "beta"), ("gamma", "delta"), ("alpha", "eps"))} <= (
+        flagged
+    )
+
+
+def test_a_retyped_interface_field_and_a_reader_in_real_worktrees(tmp_path: Path) -> None:
+    clear_index_cache()
+    repo = ScriptedRepo.create(tmp_path)
+    for path, text in BASE.items():
+        repo.write(path, text)
+    repo.commit("base")
+    repo.add_worktree("alpha")
+    repo.add_worktree("beta")
+    repo.write("src/types.ts", RETYPED_TOTAL, worktree="alpha")
+    repo.commit("alpha: total as a string", worktree="alpha")
+    repo.write("src/report.ts", READS_TOTAL, worktree="beta")  # uncommitted work counts too
+    read = read_symbol_data(repo.root, agents=["alpha", "beta"])
+    assert read.problems == ()
+    agents = [ws.to_agent_json() for ws in read_working_sets(repo.root) if ws.agent_id != "main"]
+    plain = scan({"agents": agents}, profile="radar-v1")
+    assert plain["advisories"] == []
+    (advisory,) = scan({"agents": agents}, profile="radar-v1-symbols", symbols=read.data)[
+        "advisories"
+    ]
+    assert advisory["level"] == "advisory"
+    top = advisory["symbols"][0]
+    assert (top["a"]["agent"], top["a"]["symbol"]) == ("alpha", "src/types.ts::Order.total")
+    assert (top["b"]["agent"], top["b"]["path"], top["b"]["use"]) == (
+        "beta",
+        "src/report.ts",
+        "read",
+    )

@@ -138,10 +138,12 @@ def returns_changed(before: Sequence[str], after: Sequence[str]) -> bool:
 
 def _differences(before: Definition, after: Definition) -> tuple[str, ...]:
     if before.kind == "field":
-        # A field's declared type and initial value are all its readers see of it: its
-        # interface, so any change to them is one (docs/DECISIONS.md, issue 30).
-        same = before.body == after.body and before.header == after.header
-        return () if same else ("signature",)
+        # A field's header is its declared type (an interface member's whole declaration, a
+        # schema's value): what its readers are written against, so a change there is one of
+        # its interface; a new initial value is a body change (docs/DECISIONS.md, issue 30).
+        if before.header != after.header:
+            return ("signature",)
+        return ("body",) if before.body != after.body else ()
     out = []
     if before.signature != after.signature:
         out.append("signature")

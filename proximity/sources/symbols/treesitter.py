@@ -2,10 +2,15 @@
 
 Definitions come from the module's top-level statements (functions, classes and their
 methods, ``const``/``let``/``var`` declarators, TypeScript interfaces, type aliases and enums),
-exported or not; imports and re-exports become bindings, ``export * from`` star sites. The
-references come from one query over the tree: calls, ``new``, member chains rooted at a name
-or ``this``, and names that denote an import or a top-level definition. The parsers are the
-import graph's (``proximity.sources.imports.treesitter``), one per language and thread.
+exported or not; imports and re-exports become bindings, ``export * from`` star sites. Members
+are symbols of their own: a class's methods and fields, an interface's or object type's
+members (fields), an object literal's functions (methods) and other properties (fields), so
+``api.load`` and ``api.save`` are two symbols and ``Order.total`` one. The references come from
+one query over the tree: calls, ``new``, member chains rooted at a name or ``this``, names that
+denote an import or a top-level definition, and member reads through a local whose type is
+declared (``order: Order``, ``const c = new Cart()``, ``const { total } = order``), written as
+``Order.total`` so the linker resolves them to the field. The parsers are the import graph's
+(``proximity.sources.imports.treesitter``), one per language and thread.
 """
 
 from __future__ import annotations
@@ -157,7 +162,7 @@ class _Builder:
         self.exports: list[tuple[str, str]] = []
         self.stars: list[ImportSite] = []
         self.names: set[str] = set()
-        self._declared: dict[tuple[int, int], dict[str, str]] = {}
+        self._declared: dict[tuple[int, int, str], dict[str, str]] = {}
 
     def type_of(self, node: tree_sitter.Node, name: str) -> str | None:
         """The declared type of local ``name`` seen from ``node``: the innermost function's
@@ -166,7 +171,7 @@ class _Builder:
         scope = node.parent
         while scope is not None:
             if scope.type in _FUNCTION_SCOPES or scope.type in _BLOCKS:
-                key = (scope.start_byte, scope.end_byte)
+                key = (scope.start_byte, scope.end_byte, scope.type)
                 found = self._declared.get(key)
                 if found is None:
                     found = self._declared[key] = _declared_types(scope)
@@ -307,7 +312,8 @@ def _class(b: _Builder, node: tree_sitter.Node, name: str) -> None:
         _function(b, method, f"{name}.{_member_name(method)}", "method")
     for field in fields:
         if fname := _member_name(field):
-            b.define(field, f"{name}.{fname}", "field", body=field)
+            kind = field.child_by_field_name("type")  # the declared type is the field's header
+            b.define(field, f"{name}.{fname}", "field", params=kind, body=field)
 
 
 def _type(b: _Builder, node: tree_sitter.Node, name: str) -> None:
@@ -319,7 +325,7 @@ def _type(b: _Builder, node: tree_sitter.Node, name: str) -> None:
     b.define(node, name, "type", body=node, skip=members)
     for member in members:
         if mname := _member_name(member):
-            b.define(member, f"{name}.{mname}", "field", body=member)
+            b.define(member, f"{name}.{mname}", "field", params=member, body=member)
 
 
 def _object(b: _Builder, declarator: tree_sitter.Node, name: str, value: tree_sitter.Node) -> None:
@@ -333,6 +339,7 @@ def _object(b: _Builder, declarator: tree_sitter.Node, name: str, value: tree_si
         literal = first if first is not None and first.type == "object" else value
     members = [c for c in literal.named_children if c.type in ("method_definition", "pair")]
     members = [m for m in members if _member_name(m)] if literal.type == "object" else []
+    schema = literal is not value  # z.object({ total: z.number() }): the values are types
     b.define(declarator, name, "constant", body=value, skip=members)
     for member in members:
         qualname = f"{name}.{_member_name(member)}"
@@ -345,7 +352,8 @@ def _object(b: _Builder, declarator: tree_sitter.Node, name: str, value: tree_si
             body = inner.child_by_field_name("body")
             b.define(member, qualname, "method", params=params, body=body, function=True)
         else:
-            b.define(member, qualname, "field", body=member)
+            header = inner if schema else None
+            b.define(member, qualname, "field", params=header, body=member)
 
 
 def _declaration(b: _Builder, node: tree_sitter.Node) -> None:
