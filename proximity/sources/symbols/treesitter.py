@@ -43,7 +43,14 @@ _REFERENCES = """
 (member_expression) @member
 (object_pattern) @pattern
 (identifier) @name
+(variable_declarator name: (identifier) @typed value: (new_expression))
 """
+_TS_REFERENCES = """
+(required_parameter pattern: (identifier) @typed type: (type_annotation))
+(optional_parameter pattern: (identifier) @typed type: (type_annotation))
+(variable_declarator name: (identifier) @typed type: (type_annotation))
+"""
+"""Locals given a type somewhere in the file: only these are looked up by ``type_of``."""
 _FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration"})
 _CLASSES = frozenset({"class_declaration", "abstract_class_declaration", "class"})
 _TYPES = frozenset({"interface_declaration", "type_alias_declaration", "enum_declaration"})
@@ -92,7 +99,10 @@ def _query(language: str) -> tree_sitter.Query:
         return hit
     with _lock:  # built once per language; read-only afterwards
         if language not in _queries:
-            _queries[language] = tree_sitter.Query(tree_sitter_language(language), _REFERENCES)
+            extra = "" if language == "javascript" else _TS_REFERENCES
+            _queries[language] = tree_sitter.Query(
+                tree_sitter_language(language), _REFERENCES + extra
+            )
         return _queries[language]
 
 
@@ -163,11 +173,14 @@ class _Builder:
         self.stars: list[ImportSite] = []
         self.names: set[str] = set()
         self._declared: dict[tuple[int, int, str], dict[str, str]] = {}
+        self.typed: set[str] = set()  # names some declaration in the file gives a type
 
     def type_of(self, node: tree_sitter.Node, name: str) -> str | None:
         """The declared type of local ``name`` seen from ``node``: the innermost function's
         annotated parameters, then each enclosing block's annotated or ``new``-initialised
         declarations (shadowing by untyped names is not followed)."""
+        if name not in self.typed:
+            return None
         scope = node.parent
         while scope is not None:
             if scope.type in _FUNCTION_SCOPES or scope.type in _BLOCKS:
@@ -497,6 +510,7 @@ def _shape(call: tree_sitter.Node | None) -> CallShape:
 def _references(b: _Builder, tree: tree_sitter.Tree, query: tree_sitter.Query) -> None:
     captures = tree_sitter.QueryCursor(query).captures(tree.root_node)
     spans = _scopes(b)
+    b.typed = {_text(n) for n in captures.get("typed", [])}
     used: set[int] = set()  # start bytes of identifiers already part of a reference
     for node in captures.get("call", []):
         used.add(node.start_byte)
