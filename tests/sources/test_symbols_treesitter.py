@@ -197,3 +197,16 @@ def test_member_reads_through_declared_types_name_the_field() -> None:
     assert sum(1 for r in symbols.references if r.name == "Cart.total" and r.line == 28) == 2
     # an untyped local names nothing
     assert not any(r.name.startswith("key.") for r in symbols.references)
+
+
+def test_every_call_of_a_chain_is_a_reference_in_one_order() -> None:
+    """Callees of ``a().b().c()`` start at one byte: each call counts, and ties sort fully."""
+    source = (
+        b"export function go(x) {\n  return fetch(x).then(one).catch(two, 2).then(three, 3);\n}\n"
+    )
+    runs = {
+        extract_tree_sitter_symbols(source, "javascript", detail=True).references for _ in "abc"
+    }
+    (references,) = runs
+    calls = [(r.name, r.call.positional) for r in references if r.call is not None]
+    assert calls == [("?.catch", 2), ("?.then", 1), ("?.then", 2)]

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from operator import attrgetter
 
 import tree_sitter
 
@@ -88,7 +87,14 @@ _MUTATORS = frozenset(
 _WRITE_PARENTS = frozenset(
     {"assignment_expression", "augmented_assignment_expression", "update_expression"}
 )
-_REFERENCE_ORDER = attrgetter("line", "kind", "name")
+
+
+def _reference_order(r: Reference) -> tuple[object, ...]:
+    """A total order: the query's captures of one pattern do not always come in one order."""
+    shape = (r.call.positional, r.call.keywords, r.call.starred) if r.call is not None else ()
+    return (r.line, r.kind, r.name, r.scope, shape)
+
+
 _queries: dict[str, tree_sitter.Query] = {}
 _lock = threading.Lock()
 
@@ -518,7 +524,8 @@ def _references(b: _Builder, tree: tree_sitter.Tree, query: tree_sitter.Query) -
             scope = _scope_of(spans, node.start_byte)
             b.references.append(Reference(name, "call", _line(node), scope, _shape(node.parent)))
     members = captures.get("member", [])
-    calls = {n.start_byte: n for n in captures.get("callm", [])}
+    # by span: in a chain a().b().c() several callees start at one byte
+    calls = {(n.start_byte, n.end_byte) for n in captures.get("callm", [])}
     for node in members:
         parent = node.parent
         if parent is not None and parent.type == "member_expression":
@@ -526,8 +533,7 @@ def _references(b: _Builder, tree: tree_sitter.Tree, query: tree_sitter.Query) -
         chain, root = _chain(node)
         if root is not None:
             used.add(root.start_byte)
-        hit = calls.get(node.start_byte)
-        is_call = hit is not None and hit.end_byte == node.end_byte
+        is_call = (node.start_byte, node.end_byte) in calls
         _member(b, node, chain, is_call, spans, root)
     for node in captures.get("pattern", []):
         _destructured(b, node, spans)
@@ -667,7 +673,7 @@ def extract_tree_sitter_symbols(
         else:
             _declaration(b, node)
     _references(b, tree, _query(language))
-    references = sorted(b.references, key=_REFERENCE_ORDER)
+    references = sorted(b.references, key=_reference_order)
     error = "syntax errors (symbols recovered where possible)" if tree.root_node.has_error else None
     return FileSymbols(
         language,
