@@ -120,6 +120,20 @@ def _end(node: tree_sitter.Node) -> int:
     return node.end_point[0] + 1
 
 
+def _without(node: tree_sitter.Node, skip: Iterable[tree_sitter.Node]) -> str:
+    """``node``'s text with the ``skip`` nodes inside it cut out (a class without its members),
+    by bytes (node offsets are byte offsets) and in one pass (a literal may hold thousands)."""
+    data, start = node.text or b"", node.start_byte
+    pieces, at = [], 0
+    for inner in sorted(skip, key=lambda n: n.start_byte):
+        a, b = inner.start_byte - start, inner.end_byte - start
+        if at <= a <= b:
+            pieces.append(data[at:a])
+            at = b
+    pieces.append(data[at:])
+    return b"".join(pieces).decode("utf-8", "replace")
+
+
 def _type_name(annotation: tree_sitter.Node | None) -> str | None:
     """``Order`` of ``: Order``, ``: Order | undefined`` or ``: Order | null``; else None."""
     if annotation is None:
@@ -215,13 +229,7 @@ class _Builder:
         name = qualname.rsplit(".", 1)[-1]
         if self.detail:
             header = " ".join(_text(params).split()) if params is not None else ""
-            raw = _text(body if body is not None else node)
-            if body is not None:
-                start = body.start_byte
-                for inner in sorted(skip, key=lambda n: -n.start_byte):  # cut the methods out
-                    a, b = inner.start_byte - start, inner.end_byte - start
-                    raw = raw[:a] + raw[b:] if 0 <= a <= b else raw
-            text = normalised(raw, name)
+            text = normalised(_without(body if body is not None else node, skip), name)
             returns = return_shapes(body) if function else ()
         params_of = signature(params) if function else None
         definition = Definition(
