@@ -38,10 +38,6 @@ __all__ = [
 
 Span = tuple[int, int]
 _USE_KINDS = frozenset({"call", "use", "import", "export"})
-_FIELD_KINDS = frozenset({"read", "write"})
-"""Reads and writes are uses only of a field definition (a JS/TS class field, interface or
-object-literal property): Python's ``self.x`` stays with the attribute rule."""
-_MEMBER_KINDS = frozenset({"method", "field"})
 _JS_METHODS = """push map filter reduce forEach then catch finally join split slice splice includes
 indexOf find findIndex some every concat replace trim keys values entries has get set delete add
 clear toString valueOf apply call bind emit on off once log error warn info debug"""
@@ -149,7 +145,7 @@ def _symbol_change(fc: FileChanges, change: DefinitionChange) -> SymbolChange:
         returns_before=before.returns if before is not None else (),
         returns_after=after.returns if after is not None else (),
         outcome=_outcome(change, renamed_to),
-        cls=symbol_id(home, parent) if change.kind in _MEMBER_KINDS and parent else None,
+        cls=symbol_id(home, parent) if change.kind in ("method", "field") and parent else None,
         writes=change.writes,
         accesses=change.accesses,
     )
@@ -190,6 +186,37 @@ def _scope_id(fc: FileChanges, scope: str, renamed_back: Mapping[str, str]) -> s
     return symbol_id(fc.base_path if scope in base_names else fc.path, scope)
 
 
+def _field_uses(
+    fc: FileChanges,
+    index: SymbolIndex,
+    targets: Sequence[str | None],
+    renamed_back: Mapping[str, str],
+) -> list[SymbolUse]:
+    """Reads and writes, on the changed lines, of a field (JS/TS: a class field, an interface's
+    or object type's member, an object literal's property): uses of it, so its removal, rename
+    or new type meets them as a call meets a changed function. Python's ``self.x`` is no field
+    definition and stays with the attribute rule."""
+    head = fc.head
+    added = set(fc.added)
+    out: list[SymbolUse] = []
+    if head is None:
+        return out
+    for k in fc.touched:
+        ref, target = head.references[k], targets[k]
+        if ref.kind not in ("read", "write") or target is None:
+            continue
+        if fc.path != fc.base_path and target.startswith(fc.path + "::"):
+            target = symbol_id(fc.base_path, split_id(target)[1])
+        definition = index.definition(target)
+        if definition is None or definition.kind != "field":
+            continue
+        scope = _scope_id(fc, ref.scope, renamed_back)
+        out.append(
+            SymbolUse(target, ref.name, ref.kind, fc.path, ref.line, scope, added=k in added)
+        )
+    return out
+
+
 def _bound_call(ref: Reference, target: str) -> bool:
     """Does the call pass the instance itself? ``Class.method(x)`` does not; ``x.method()``,
     ``self.method()`` and a method matched by name do."""
@@ -211,7 +238,7 @@ def _uses(fc: FileChanges, index: SymbolIndex) -> list[SymbolUse]:
     out: list[SymbolUse] = []
     for k in fc.touched:
         ref = head.references[k]
-        if ref.kind not in _USE_KINDS and ref.kind not in _FIELD_KINDS:
+        if ref.kind not in _USE_KINDS:
             continue
         target, exact = targets[k], True
         if target is not None and fc.path != fc.base_path and target.startswith(fc.path + "::"):
@@ -221,8 +248,6 @@ def _uses(fc: FileChanges, index: SymbolIndex) -> list[SymbolUse]:
             target, exact = index.unique_callable(member), False
         definition = index.definition(target) if target is not None else None
         if target is None or definition is None:
-            continue
-        if ref.kind in _FIELD_KINDS and definition.kind != "field":
             continue
         scope = _scope_id(fc, ref.scope, renamed_back)
         use = SymbolUse(
@@ -241,7 +266,7 @@ def _uses(fc: FileChanges, index: SymbolIndex) -> list[SymbolUse]:
         init = f"{target}.__init__"
         if definition.kind == "class" and ref.kind == "call" and index.definition(init):
             out.append(replace(use, symbol=init, bound=True))  # the constructor is called too
-    return out
+    return out + _field_uses(fc, index, targets, renamed_back)
 
 
 def agent_side(files: Sequence[FileChanges], index: SymbolIndex) -> SymbolSide:
