@@ -105,7 +105,21 @@ export function checkout(items: string[]) {
 }
 """
 
+SCHEMA = """import { z } from 'zod';
+
+export const OrderSchema = z.object({
+  total: z.number(),
+  id: z.string(),
+});
+
+export const Limits = {
+  maxItems: 10,
+  maxTotal: 1000,
+};
+"""
+
 BASE = {
+    "src/schema.ts": SCHEMA,
     "src/types.ts": TYPES,
     "src/api.ts": API,
     "src/cart.ts": CART,
@@ -245,6 +259,8 @@ def test_a_field_read_through_a_constructed_instance_in_another_module_is_traffi
         ),
         ("src/types.ts", "  paid: boolean;", "  paid?: boolean;", "Invoice.paid", ("signature",)),
         ("src/api.ts", "return raw.trim();", "return raw;", "api.load", ("body",)),
+        ("src/schema.ts", "z.number()", "z.string()", "OrderSchema.total", ("signature",)),
+        ("src/schema.ts", "maxItems: 10", "maxItems: 20", "Limits.maxItems", ("body",)),
     ],
 )
 def test_a_fields_declared_type_is_its_interface_and_its_initial_value_its_body(
@@ -323,6 +339,24 @@ def test_a_removed_or_renamed_field_against_a_read_of_it_is_a_resolution(
     top = pair["symbols"][0]
     assert (top["kind"], top["reason"]) == ("hazard", reason)
     assert top["a"]["symbol"] == "src/types.ts::Order.total"
+
+
+def test_a_removed_property_of_an_exported_object_against_a_new_read_is_a_resolution() -> None:
+    alpha = _edit(SCHEMA, "  maxItems: 10,\n", "")
+    beta = _edit(
+        _edit(REPORT, "import { Cart } from './cart';", "import { Cart } from './cart';\n"
+              "import { Limits } from './schema';"),
+        "  return items.length;",
+        "  return Math.min(items.length, Limits.maxItems);",
+    )  # fmt: skip
+    pair = _pair(alpha={"src/schema.ts": alpha}, beta={"src/report.ts": beta})
+    assert pair["level"] == "resolution"
+    top = pair["symbols"][0]
+    assert (top["reason"], top["a"]["symbol"], top["b"]["in"]) == (
+        "removed",
+        "src/schema.ts::Limits.maxItems",
+        "src/report.ts::checkout",
+    )
 
 
 @pytest.mark.parametrize(
