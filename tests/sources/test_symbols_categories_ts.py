@@ -305,6 +305,7 @@ def test_a_retyped_interface_field_against_a_read_in_another_module_is_traffic(
     top = pair["symbols"][0]
     assert (top["reason"], top["a"]["symbol"]) == ("uses", "src/types.ts::Order.total")
     assert top["b"]["in"] == f"src/report.ts::{reader}"
+    assert top["a"]["signature"] == {"before": "total: number", "after": "total: string"}
     assert "reads it at src/report.ts" in top["text"]
 
 

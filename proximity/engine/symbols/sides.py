@@ -20,6 +20,7 @@ from proximity.engine.symbols.index import SymbolIndex
 from proximity.engine.symbols.model import (
     SYMBOL_VERSION,
     CallShape,
+    Definition,
     Reference,
     Signature,
     split_id,
@@ -123,6 +124,15 @@ def _outcome(change: DefinitionChange, renamed_to: str | None) -> str:
     return hashlib.sha1("\0".join(parts).encode(), usedforsecurity=False).hexdigest()[:16]
 
 
+def _interface(d: Definition | None) -> str:
+    """What a caller or reader is written against: parameters, or a field's declared type."""
+    if d is None:
+        return ""
+    if d.signature is not None:
+        return d.signature.text
+    return d.header if d.kind == "field" else ""
+
+
 def _symbol_change(fc: FileChanges, change: DefinitionChange) -> SymbolChange:
     added = change.changes == ("added",)
     home = fc.path if added else fc.base_path
@@ -138,8 +148,8 @@ def _symbol_change(fc: FileChanges, change: DefinitionChange) -> SymbolChange:
         lines=(after.start, after.end) if after is not None else None,
         base_lines=(before.start, before.end) if before is not None else None,
         renamed_to=renamed_to,
-        before=before.signature.text if before is not None and before.signature else "",
-        after=after.signature.text if after is not None and after.signature else "",
+        before=_interface(before),
+        after=_interface(after),
         signature=after.signature if after is not None else None,
         bound=after.bound if after is not None else bool(before and before.bound),
         returns_before=before.returns if before is not None else (),
