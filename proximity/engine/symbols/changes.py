@@ -137,6 +137,13 @@ def returns_changed(before: Sequence[str], after: Sequence[str]) -> bool:
 
 
 def _differences(before: Definition, after: Definition) -> tuple[str, ...]:
+    if before.kind == "field":
+        # A field's header is its declared type (an interface member's whole declaration, a
+        # schema's value): what its readers are written against, so a change there is one of
+        # its interface; a new initial value is a body change (docs/DECISIONS.md, issue 30).
+        if before.header != after.header:
+            return ("signature",)
+        return ("body",) if before.body != after.body else ()
     out = []
     if before.signature != after.signature:
         out.append("signature")
@@ -330,6 +337,10 @@ def _change(
                 w, a = _attributes(refs, defn.qualname, changed)
                 writes |= w
                 accesses |= a
+    elif kind == "field" and shown is not None:
+        # a changed declaration (type, initial value, removal) writes the field's state
+        writes.add(shown.name)
+        accesses.add(shown.name)
     return DefinitionChange(
         qualname,
         kind,

@@ -11,7 +11,14 @@ from proximity.engine.symbols.sides import SymbolChange, SymbolUse
 
 __all__ = ["evidence_json", "evidence_text"]
 
-_VERBS = {"call": "calls", "use": "uses", "import": "imports", "export": "re-exports"}
+_VERBS = {
+    "call": "calls",
+    "use": "uses",
+    "import": "imports",
+    "export": "re-exports",
+    "read": "reads",
+    "write": "writes",
+}
 
 
 def _name(symbol: str) -> str:

@@ -26,13 +26,13 @@ __all__ = [
     "symbol_id",
 ]
 
-EXTRACT_VERSION = 1
+EXTRACT_VERSION = 2
 """Bumped whenever an extractor's output changes, so cached extractions are not reused."""
 
-SYMBOL_VERSION = "symbols-2026.12.1"
+SYMBOL_VERSION = "symbols-2026.12.2"
 """Extraction, change classification and the symbol channel's rules; travels with results."""
 
-KINDS = ("function", "class", "method", "constant", "type")
+KINDS = ("function", "class", "method", "constant", "type", "field")
 REFERENCE_KINDS = ("call", "use", "import", "export", "read", "write")
 
 
@@ -108,7 +108,9 @@ class Signature:
 
 @dataclass(frozen=True, slots=True)
 class Definition:
-    """A module function, class, method, module constant or (TypeScript) type.
+    """A module function, class, method, module constant or (TypeScript) type, or a field
+    (JS/TS: a class field, an interface's or object type's member, an object literal's
+    non-function property; its ``parent`` is the class, type or constant).
 
     ``start``/``end`` are inclusive 1-based lines, decorators included. ``bound`` marks a
     method whose first parameter is the instance or class. ``header``, ``body`` and

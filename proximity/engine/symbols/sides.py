@@ -20,6 +20,7 @@ from proximity.engine.symbols.index import SymbolIndex
 from proximity.engine.symbols.model import (
     SYMBOL_VERSION,
     CallShape,
+    Definition,
     Reference,
     Signature,
     split_id,
@@ -123,6 +124,15 @@ def _outcome(change: DefinitionChange, renamed_to: str | None) -> str:
     return hashlib.sha1("\0".join(parts).encode(), usedforsecurity=False).hexdigest()[:16]
 
 
+def _interface(d: Definition | None) -> str:
+    """What a caller or reader is written against: parameters, or a field's declared type."""
+    if d is None:
+        return ""
+    if d.signature is not None:
+        return d.signature.text
+    return d.header if d.kind == "field" else ""
+
+
 def _symbol_change(fc: FileChanges, change: DefinitionChange) -> SymbolChange:
     added = change.changes == ("added",)
     home = fc.path if added else fc.base_path
@@ -138,14 +148,14 @@ def _symbol_change(fc: FileChanges, change: DefinitionChange) -> SymbolChange:
         lines=(after.start, after.end) if after is not None else None,
         base_lines=(before.start, before.end) if before is not None else None,
         renamed_to=renamed_to,
-        before=before.signature.text if before is not None and before.signature else "",
-        after=after.signature.text if after is not None and after.signature else "",
+        before=_interface(before),
+        after=_interface(after),
         signature=after.signature if after is not None else None,
         bound=after.bound if after is not None else bool(before and before.bound),
         returns_before=before.returns if before is not None else (),
         returns_after=after.returns if after is not None else (),
         outcome=_outcome(change, renamed_to),
-        cls=symbol_id(home, parent) if change.kind == "method" and parent else None,
+        cls=symbol_id(home, parent) if change.kind in ("method", "field") and parent else None,
         writes=change.writes,
         accesses=change.accesses,
     )
@@ -184,6 +194,37 @@ def _scope_id(fc: FileChanges, scope: str, renamed_back: Mapping[str, str]) -> s
         return symbol_id(fc.base_path, renamed_back[scope])
     base_names = {d.qualname for d in fc.base.definitions} if fc.base is not None else set()
     return symbol_id(fc.base_path if scope in base_names else fc.path, scope)
+
+
+def _field_uses(
+    fc: FileChanges,
+    index: SymbolIndex,
+    targets: Sequence[str | None],
+    renamed_back: Mapping[str, str],
+) -> list[SymbolUse]:
+    """Reads and writes, on the changed lines, of a field (JS/TS: a class field, an interface's
+    or object type's member, an object literal's property): uses of it, so its removal, rename
+    or new type meets them as a call meets a changed function. Python's ``self.x`` is no field
+    definition and stays with the attribute rule."""
+    head = fc.head
+    added = set(fc.added)
+    out: list[SymbolUse] = []
+    if head is None:
+        return out
+    for k in fc.touched:
+        ref, target = head.references[k], targets[k]
+        if ref.kind not in ("read", "write") or target is None:
+            continue
+        if fc.path != fc.base_path and target.startswith(fc.path + "::"):
+            target = symbol_id(fc.base_path, split_id(target)[1])
+        definition = index.definition(target)
+        if definition is None or definition.kind != "field":
+            continue
+        scope = _scope_id(fc, ref.scope, renamed_back)
+        out.append(
+            SymbolUse(target, ref.name, ref.kind, fc.path, ref.line, scope, added=k in added)
+        )
+    return out
 
 
 def _bound_call(ref: Reference, target: str) -> bool:
@@ -235,7 +276,7 @@ def _uses(fc: FileChanges, index: SymbolIndex) -> list[SymbolUse]:
         init = f"{target}.__init__"
         if definition.kind == "class" and ref.kind == "call" and index.definition(init):
             out.append(replace(use, symbol=init, bound=True))  # the constructor is called too
-    return out
+    return out + _field_uses(fc, index, targets, renamed_back)
 
 
 def agent_side(files: Sequence[FileChanges], index: SymbolIndex) -> SymbolSide:
