@@ -77,6 +77,23 @@ def evidence_text(item: Item, ids: Sequence[str]) -> str:
                 f"{x} changes what {s} returns ({before} -> {after}); {y} calls it at "
                 f"{_where(other)}"
             )
+        if item.reason == "body-call":
+            how = f" through {other.via}" if other.via else ""
+            what = "calls" if other.kind == "call" else "accesses"
+            return (
+                f"{y}'s changed line {other.line} of {other.path} {what} "
+                f"{split_id(c.symbol)[1]}{how}, whose body {x} changed ({_name(c.symbol)})"
+            )
+        if item.reason == "state":
+            how = f" through {other.via}" if other.via else ""
+            wrote = (
+                f"writes at {c.path}:{c.lines[0]}" if c.lines and c.kind == "state" else "changes"
+            )
+            verb = {"write": "writes", "call": "calls into"}.get(other.kind, "reads")
+            return (
+                f"{x} {wrote} {_name(c.symbol)}; {y}'s changed line {other.line} of "
+                f"{other.path} {verb} it{how} (shared state)"
+            )
         if item.detail == "through":
             return (
                 f"{x} changes {s}; {y} {verb} {_name(other.symbol)} at {_where(other)}, "
@@ -84,6 +101,10 @@ def evidence_text(item: Item, ids: Sequence[str]) -> str:
             )
         return f"{x} changes {s}; {y} {verb} it at {_where(other)}"
     g = _name(other.symbol)
+    if item.reason == "state":
+        return f"{x} and {y} both write {s} on their changed lines (shared state)"
+    if item.reason == "same-symbol" and item.detail == "body":
+        return f"{x} and {y} both change the body of {s}, on different lines"
     if item.reason == "same-symbol":
         return f"{x} and {y} both change {s}, differently"
     if item.reason == "attribute":
