@@ -86,13 +86,12 @@ def evidence_text(item: Item, ids: Sequence[str]) -> str:
             )
         if item.reason == "state":
             how = f" through {other.via}" if other.via else ""
-            wrote = (
-                f"writes at {c.path}:{c.lines[0]}" if c.lines and c.kind == "state" else "changes"
-            )
-            verb = {"write": "writes", "call": "calls into"}.get(other.kind, "reads")
+            at = f" at {c.path}:{c.lines[0]}" if c.lines and c.kind == "state" else ""
+            wrote = "writes" if c.kind == "state" else "changes"
+            verb = "writes" if other.kind == "write" else "reads"
             return (
-                f"{x} {wrote} {_name(c.symbol)}; {y}'s changed line {other.line} of "
-                f"{other.path} {verb} it{how} (shared state)"
+                f"{x} {wrote} {s}{at}; {y}'s changed line {other.line} of {other.path} "
+                f"{verb} it{how} (shared state)"
             )
         if item.detail == "through":
             return (

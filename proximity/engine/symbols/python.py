@@ -150,6 +150,7 @@ def _method_fields(node: ast.FunctionDef | ast.AsyncFunctionDef, out: dict[str, 
     me = params[0].arg
     types = {a.arg: _annotation(a.annotation) for a in (*params[1:], *node.args.kwonlyargs)}
     for stmt in node.body:
+        targets: list[ast.expr]
         if isinstance(stmt, ast.AnnAssign):
             targets, typed = [stmt.target], _annotation(stmt.annotation)
         elif isinstance(stmt, ast.Assign):
