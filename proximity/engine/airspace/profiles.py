@@ -119,6 +119,7 @@ PROFILES: Mapping[str, Profile] = {
             "body_call": 0.4,
             "same_body": 0.4,
             "shared_state": 0.4,
+            "parameter_call": 0.4,
         },
     ),
 }

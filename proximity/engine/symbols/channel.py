@@ -76,6 +76,9 @@ class Strengths:
     same_body: float = 0.15
     """Both sides changed the body of one function or method (on different lines)."""
     shared_state: float = 0.15
+    parameter_call: float = 0.15
+    """A call through an attribute of a parameter (``ctx.store.save()``) on an *unchanged*
+    line of a function one side changed, of a function or method the other side changed."""
     """One side changed or wrote state (a module variable, a class attribute, a field) that
     the other side's changed lines read or write: a read/write hazard."""
 
@@ -94,6 +97,7 @@ class Strengths:
             body_call=float(values.get("body_call", d.body_call)),
             same_body=float(values.get("same_body", d.same_body)),
             shared_state=float(values.get("shared_state", d.shared_state)),
+            parameter_call=float(values.get("parameter_call", d.parameter_call)),
         )
 
 
@@ -165,7 +169,7 @@ def calls_coupling(c: SymbolChange, c2: SymbolChange, st: Strengths) -> float:
     return st.coupling if c.cls is not None and c.cls == c2.cls else st.loose
 
 
-_CALLABLE = frozenset({"function", "method"})
+CALLABLE = frozenset({"function", "method"})
 STATE_SYMBOLS = frozenset({"constant", "state"})
 STATE_USES = frozenset({"use", "call", "read", "write"})
 BODY_USES = frozenset({"call", "read", "write"})
@@ -173,7 +177,7 @@ BODY_USES = frozenset({"call", "read", "write"})
 
 def body_edits(c: SymbolChange) -> bool:
     """A function's or method's body changed (what it does, not what callers pass)."""
-    return c.kind in _CALLABLE and "body" in c.changes
+    return c.kind in CALLABLE and "body" in c.changes
 
 
 def semantic_item(x: int, c: SymbolChange, y: int, u: SymbolUse, st: Strengths) -> Item | None:
@@ -204,6 +208,10 @@ def same_symbol_item(x: int, c: SymbolChange, y: int, c2: SymbolChange, st: Stre
 
 def hazard_item(x: int, c: SymbolChange, y: int, u: SymbolUse, st: Strengths) -> Item:
     """The strongest reading of y's use ``u`` of the symbol x changed by ``c``."""
+    if u.unchanged:  # not on y's changed lines: only the parameter-attribute rule reads it
+        callable_ = c.kind in CALLABLE
+        strength = st.parameter_call if callable_ else st.loose
+        return Item(strength, "coupling", "parameter-call" if callable_ else "uses", x, c, y, u)
     factor = 1.0 if u.exact else st.by_name
     # A method matched only by its name is evidence enough for a break, not for coupling:
     # alone, such a use stays below Traffic (0.5 * 0.6 * 0.6 = 0.18).

@@ -77,6 +77,13 @@ def evidence_text(item: Item, ids: Sequence[str]) -> str:
                 f"{x} changes what {s} returns ({before} -> {after}); {y} calls it at "
                 f"{_where(other)}"
             )
+        if item.reason == "parameter-call":
+            scope = split_id(other.scope)[1] if other.scope else "a function"
+            return (
+                f"{y} changes {scope}, whose unchanged line {other.line} of {other.path} calls "
+                f"{split_id(c.symbol)[1]} through {other.via} (an attribute of a parameter); "
+                f"{x} changes {_name(c.symbol)}"
+            )
         if item.reason == "body-call":
             how = f" through {other.via}" if other.via else ""
             what = "calls" if other.kind == "call" else "accesses"

@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 from proximity.engine.airspace.crossing import ragged_cross, ragged_range
 from proximity.engine.symbols.channel import (
     BODY_USES,
+    CALLABLE,
     STATE_SYMBOLS,
     STATE_USES,
     Item,
@@ -73,6 +74,8 @@ class _Rows:
         kinds = list(map(_GET_KIND, uses))
         self.u_state = np.array([k in STATE_USES for k in kinds], dtype=bool)
         self.u_body = np.array([k in BODY_USES for k in kinds], dtype=bool)
+        self.u_unchanged = np.array([u.unchanged for u in uses], dtype=bool)
+        self.c_callable = np.array([c.kind in CALLABLE for c in changes], dtype=bool)
         # A change's class by string hash (as symbols are interned): two members of one class
         # have equal hashes; ``c_has_class`` rules out functions outside any class.
         classes = list(map(_GET_CLS, changes))
@@ -279,7 +282,9 @@ def _use_strength(r: _Rows, c: Ints, u: Ints, st: Strengths) -> NDArray[np.float
             out[k] = max(out[k], st.breaking * f)
         elif fits[key] is None:
             out[k] = max(out[k], st.returns * f)
-    return out
+    # a parameter's attribute called on an unchanged line: channel.hazard_item's first rule
+    unchanged = np.where(r.c_callable[c], st.parameter_call, st.loose)
+    return np.where(r.u_unchanged[u], unchanged, out)
 
 
 def _near(r: _Rows, st: Strengths, found: _Found) -> None:

@@ -82,6 +82,8 @@ def _use_json(u: SymbolUse) -> dict[str, Any]:
         out["near"] = list(u.near)
     if u.via:
         out["via"] = u.via
+    if u.unchanged:
+        out["unchanged"] = True
     return out
 
 
@@ -213,6 +215,7 @@ def _use(entry: Any, where: str) -> SymbolUse:
         bound=bool(entry.get("bound")),
         near=_texts(entry, "near", where),
         via=str(entry.get("via") or ""),
+        unchanged=bool(entry.get("unchanged")),
     )
 
 

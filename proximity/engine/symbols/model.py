@@ -146,8 +146,9 @@ class Reference:
     brings in), export (a re-export), read and write (an attribute of ``self``/``this``).
     ``scope`` is the qualname of the innermost indexed definition around it, ``""`` at
     module level. ``via`` is set on a reference written through a receiver whose type was
-    inferred (``x`` in ``x = Cart(); x.add()``, ``name`` then reads ``Cart.add``; ``self`` for a
-    field of the own class), on a protocol call (``len(x)``: ``Cart.__len__``) and on a write
+    inferred: the receiver as written (``x`` in ``x = Cart(); x.add()``, ``name`` then reads
+    ``Cart.add``; ``ctx.store`` in ``ctx.store.save()``; ``self.store`` for a field of the own
+    class), on a protocol call (``len(x)``: ``Cart.__len__``) and on a write
     of module state (``global``), so the linker resolves it only completely and the evidence
     can say how it was found.
     """

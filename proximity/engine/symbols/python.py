@@ -431,12 +431,12 @@ class _Extractor:
         if me is not None and root == me:
             if "." not in scope:
                 return None
-            typed, via = scope.rsplit(".", 1)[0], "self"
+            typed, via = scope.rsplit(".", 1)[0], f"self.{rest}" if rest else "self"
         else:
             found = self.envs.get(scope, {}).get(root)
             if found is None:
                 return None
-            typed, via = found, root
+            typed, via = found, chain
         return (f"{typed}.{rest}" if rest else typed), via
 
     def _dunder(
@@ -526,7 +526,8 @@ class _Extractor:
                 self.references.append(Reference(chain, "call", line, scope, shape))
             elif kind == "call" and self.detail and "." in scope:  # self.store.save()
                 typed = f"{scope.rsplit('.', 1)[0]}.{rest}"
-                self.references.append(Reference(typed, "call", line, scope, shape, "self"))
+                receiver = f"self.{rest.rsplit('.', 1)[0]}"
+                self.references.append(Reference(typed, "call", line, scope, shape, receiver))
             return
         open_call = self.starred and shape is not None and not rest and root not in _BUILTINS
         if root in self.interesting or open_call:
@@ -539,7 +540,8 @@ class _Extractor:
         elif self.detail and rest and root in self.envs.get(scope, {}):
             typed = f"{self.envs[scope][root]}.{rest}"
             access = "read" if kind == "use" else kind
-            self.references.append(Reference(typed, access, line, scope, shape, root))
+            receiver = chain.rsplit(".", 1)[0]  # ctx.store of ctx.store.save()
+            self.references.append(Reference(typed, access, line, scope, shape, receiver))
             if kind == "call" and "." in rest and rest.rsplit(".", 1)[-1] in _MUTATORS:
                 self.references.append(
                     Reference(typed.rsplit(".", 1)[0], "write", line, scope, None, root)

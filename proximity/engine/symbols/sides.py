@@ -102,7 +102,10 @@ class SymbolUse:
     bound: bool = False
     near: tuple[str, ...] = ()
     via: str = ""
-    """The receiver whose inferred type resolved it (``ctx``, ``self``), if any."""
+    """The receiver whose inferred type resolved it (``ctx.store``, ``self``), if any."""
+    unchanged: bool = False
+    """On an unchanged line of a function this side changed: kept only for a call through an
+    attribute of one of its parameters (``def f(ctx): ctx.store.save()``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,11 +217,61 @@ def _is_state(index: SymbolIndex, target: str) -> bool:
     return owner is not None and owner.kind == "class"
 
 
+def _parameter_calls(
+    fc: FileChanges, index: SymbolIndex, targets: Sequence[str | None]
+) -> list[SymbolUse]:
+    """Calls through an attribute of a parameter (``ctx.store.save()``, typed) on unchanged
+    lines of a function whose body this side changed: the object the function is handed is
+    what its change works on, so a change to the called method's behaviour meets it."""
+    head = fc.head
+    changed = {
+        c.after.qualname: c.after
+        for c in fc.definitions
+        if c.after is not None and c.kind in ("function", "method") and "body" in c.changes
+    }
+    if head is None or not changed:
+        return []
+    touched = set(fc.touched)
+    out = []
+    for k, ref in enumerate(head.references):
+        d = changed.get(ref.scope)
+        if d is None or k in touched or ref.kind != "call" or "." not in ref.via:
+            continue
+        params = [p.name for p in d.signature.params] if d.signature is not None else []
+        if ref.via.split(".")[0] not in params[1 if d.bound else 0 :]:
+            continue
+        target = targets[k]
+        definition = index.definition(target) if target is not None else None
+        if target is None or definition is None or definition.kind not in ("function", "method"):
+            continue
+        scope = _scope_id(
+            fc, ref.scope, {c.renamed_to: c.qualname for c in fc.definitions if c.renamed_to}
+        )
+        out.append(
+            SymbolUse(
+                target, ref.name, "call", fc.path, ref.line, scope, ref.call,
+                added=False, bound=True, via=ref.via, unchanged=True,
+            )
+        )  # fmt: skip
+    return out
+
+
 def _uses(fc: FileChanges, index: SymbolIndex) -> list[SymbolUse]:
     head = fc.head
-    if head is None or not fc.touched:
+    if head is None:
+        return []
+    if not fc.touched and not any("body" in c.changes for c in fc.definitions):
         return []
     targets = index.link_foreign(fc.path, head).targets
+    return _touched_uses(fc, index, targets) + _parameter_calls(fc, index, targets)
+
+
+def _touched_uses(
+    fc: FileChanges, index: SymbolIndex, targets: Sequence[str | None]
+) -> list[SymbolUse]:
+    head = fc.head
+    if head is None:
+        return []
     renamed_back = {c.renamed_to: c.qualname for c in fc.definitions if c.renamed_to}
     added = set(fc.added)
     out: list[SymbolUse] = []
@@ -345,7 +398,7 @@ def with_neighbours(
             changes.append(c)
         uses = []
         for u in side.uses:
-            near = tuple(g for g in index.uses(u.symbol) if g in changed)
+            near = () if u.unchanged else tuple(g for g in index.uses(u.symbol) if g in changed)
             if near or u.symbol in changed:  # any other use can raise no pair: left out
                 uses.append(replace(u, near=near))
         out[agent] = SymbolSide(tuple(changes), tuple(uses))

@@ -332,6 +332,12 @@ TRAFFIC_CASES: list[Case] = [
         "body-call",
     ),
     (
+        "5-parameter-attribute-on-unchanged-line",
+        SAVE_BODY,
+        views("    total = 0\n    ctx", "    total = len(row)\n    ctx"),
+        "parameter-call",
+    ),
+    (
         "5-overload-implementation",
         models("def pick(x):\n    return x", "def pick(x):\n    return x or None"),
         views('return "about"', 'return pick("about")'),
@@ -419,6 +425,13 @@ CLEAR_CASES: list[Case] = [
         views('return "about"', 'return "about" * LIMIT'),
         "",
     ),
+    # a typed call on an unchanged line through a local variable, not a parameter's attribute
+    (
+        "local-call-on-unchanged-line",
+        SAVE_BODY,
+        views("    return store\n", "    return store or None\n"),
+        "",
+    ),
     # a field the other side does not touch
     ("other-field", SAVE_BODY, views("return store.limit", "return store.limit - 1"), ""),
     # an edit to a dunder the other side's protocol call does not reach
@@ -495,7 +508,7 @@ def test_the_evidence_says_what_couples() -> None:
     )
     typed = _case(SAVE_BODY, views("    ctx.store.save(row)", "    ctx.store.save(row or {})"))
     text = typed.pair()["symbols"][0]["text"]
-    assert "calls Store.save through ctx, whose body alpha changed" in text
+    assert "calls Store.save through ctx.store, whose body alpha changed" in text
     state = _case(
         util("LIMIT = 10", "LIMIT = 20"), views('return "about"', 'return "about" * LIMIT')
     )
@@ -547,7 +560,8 @@ def _random_side(rng: random.Random, pool: list[str]) -> SymbolSide:
             rng.choice([None, *pool]),
             CallShape(rng.randint(0, 2)),
             rng.random() < 0.8,
-            via=rng.choice(["", "x"]),
+            via=rng.choice(["", "x", "x.y"]),
+            unchanged=rng.random() < 0.25,
         )
         for _ in range(rng.randint(0, 4))
     ]
