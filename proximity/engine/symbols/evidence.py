@@ -38,7 +38,7 @@ def _change_side(agent: str, c: SymbolChange) -> dict[str, Any]:
 
 
 def _use_side(agent: str, u: SymbolUse) -> dict[str, Any]:
-    return {
+    side = {
         "agent": agent,
         "symbol": u.symbol,
         "use": u.kind,
@@ -48,6 +48,11 @@ def _use_side(agent: str, u: SymbolUse) -> dict[str, Any]:
         "in": u.scope,
         "byName": not u.exact,
     }
+    if u.via:
+        side["via"] = u.via
+    if u.unchanged:
+        side["unchanged"] = True
+    return side
 
 
 def _where(u: SymbolUse) -> str:
