@@ -232,6 +232,7 @@ def _parameter_calls(
     if head is None or not changed:
         return []
     touched = set(fc.touched)
+    renamed_back = {c.renamed_to: c.qualname for c in fc.definitions if c.renamed_to}
     out = []
     for k, ref in enumerate(head.references):
         d = changed.get(ref.scope)
@@ -244,15 +245,9 @@ def _parameter_calls(
         definition = index.definition(target) if target is not None else None
         if target is None or definition is None or definition.kind not in ("function", "method"):
             continue
-        scope = _scope_id(
-            fc, ref.scope, {c.renamed_to: c.qualname for c in fc.definitions if c.renamed_to}
-        )
-        out.append(
-            SymbolUse(
-                target, ref.name, "call", fc.path, ref.line, scope, ref.call,
-                added=False, bound=True, via=ref.via, unchanged=True,
-            )
-        )  # fmt: skip
+        scope = _scope_id(fc, ref.scope, renamed_back)
+        use = SymbolUse(target, ref.name, "call", fc.path, ref.line, scope, ref.call)
+        out.append(replace(use, added=False, bound=True, via=ref.via, unchanged=True))
     return out
 
 

@@ -432,6 +432,13 @@ CLEAR_CASES: list[Case] = [
         views("    return store\n", "    return store or None\n"),
         "",
     ),
+    # a protocol call of a dunder the class does not define names nothing (never the class)
+    (
+        "undefined-dunder",
+        models("    retries = 3", "    retries = 5"),
+        views("    queue.save(row)", "    queue.save(row) if len(queue) else None"),
+        "",
+    ),
     # a field the other side does not touch
     ("other-field", SAVE_BODY, views("return store.limit", "return store.limit - 1"), ""),
     # an edit to a dunder the other side's protocol call does not reach
