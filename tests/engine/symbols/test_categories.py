@@ -21,6 +21,7 @@ from proximity.engine.symbols import (
     SymbolData,
     SymbolSide,
     SymbolUse,
+    extract_python_symbols,
     symbol_data_from_json,
     symbol_data_to_json,
     symbol_scores,
@@ -363,6 +364,12 @@ TRAFFIC_CASES: list[Case] = [
         "state",
     ),
     (
+        "6-global-written-by-both",
+        util("REGISTRY[key] = value", "REGISTRY[key.lower()] = value"),
+        util("return REGISTRY.get(key)", "return REGISTRY.setdefault(key, None)"),
+        "state",
+    ),
+    (
         "6-global-statement-written-read",
         util("COUNTER = COUNTER + 1", "COUNTER = COUNTER + 2"),
         util("    return COUNTER\n", "    return COUNTER or None\n"),
@@ -585,3 +592,16 @@ def test_array_joins_give_the_reference_items_with_the_profile_strengths(seed: i
     fast = symbol_scores(ids, data, ST)
     assert {pair: fast.items[pair] for pair in fast.items} == reference
     assert symbol_data_from_json(symbol_data_to_json(data)) == data
+
+
+def test_fields_and_typed_receivers_are_extracted() -> None:
+    fields = dict(extract_python_symbols(MODELS).fields)
+    assert fields["Context.store"] == "Store"
+    assert fields["Session.backend"] == "Store"
+    assert fields["Queue.retries"] == ""
+    refs = extract_python_symbols(VIEWS, detail=True).references
+    typed = {(r.name, r.via) for r in refs if r.via}
+    assert ("Context.store.save", "ctx.store") in typed
+    assert ("Store.__contains__", "store") in typed
+    assert ("Store.__iter__", "store") in typed
+    assert not any(r.via for r in extract_python_symbols(VIEWS).references)
