@@ -39,6 +39,7 @@ __all__ = [
 
 Span = tuple[int, int]
 _USE_KINDS = frozenset({"call", "use", "import", "export"})
+_STATE_KINDS = frozenset({"read", "write"})
 _JS_METHODS = """push map filter reduce forEach then catch finally join split slice splice includes
 indexOf find findIndex some every concat replace trim keys values entries has get set delete add
 clear toString valueOf apply call bind emit on off once log error warn info debug"""
@@ -86,6 +87,8 @@ class SymbolUse:
     ``exact``: resolved through the imports (else matched by a unique method name).
     ``bound``: a call that passes the instance implicitly (``obj.m()``, not ``Class.m(obj)``).
     ``near``: definitions ``symbol`` itself uses that some agent changed (one hop further).
+    ``kind`` ``read``/``write``: an access to state (a module variable, a class attribute, an
+    object's field) on the changed lines.
     """
 
     symbol: str
@@ -99,6 +102,11 @@ class SymbolUse:
     added: bool = True
     bound: bool = False
     near: tuple[str, ...] = ()
+    via: str = ""
+    """The receiver whose inferred type resolved it (``ctx.store``, ``self``), if any."""
+    unchanged: bool = False
+    """On an unchanged line of a function this side changed: kept only for a call through an
+    attribute of one of its parameters (``def f(ctx): ctx.store.save()``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,24 +246,89 @@ def _bound_call(ref: Reference, target: str) -> bool:
     return not (len(parts) >= 2 and parts[-2] == owner)
 
 
+def _is_state(index: SymbolIndex, target: str) -> bool:
+    """A module variable, or an attribute of a class (a field, declared or not)."""
+    definition = index.definition(target)
+    if definition is not None:
+        return definition.kind in ("constant", "function", "method")  # a property is state
+    path, qualname = split_id(target)
+    owner = (
+        index.definition(symbol_id(path, qualname.rsplit(".", 1)[0])) if "." in qualname else None
+    )
+    return owner is not None and owner.kind == "class"
+
+
+def _parameter_calls(
+    fc: FileChanges, index: SymbolIndex, targets: Sequence[str | None]
+) -> list[SymbolUse]:
+    """Calls through an attribute of a parameter (``ctx.store.save()``, typed) on unchanged
+    lines of a function whose body this side changed: the object the function is handed is
+    what its change works on, so a change to the called method's behaviour meets it."""
+    head = fc.head
+    changed = {
+        c.after.qualname: c.after
+        for c in fc.definitions
+        if c.after is not None and c.kind in ("function", "method") and "body" in c.changes
+    }
+    if head is None or not changed:
+        return []
+    touched = set(fc.touched)
+    renamed_back = {c.renamed_to: c.qualname for c in fc.definitions if c.renamed_to}
+    out = []
+    for k, ref in enumerate(head.references):
+        d = changed.get(ref.scope)
+        if d is None or k in touched or ref.kind != "call" or "." not in ref.via:
+            continue
+        params = [p.name for p in d.signature.params] if d.signature is not None else []
+        if ref.via.split(".")[0] not in params[1 if d.bound else 0 :]:
+            continue
+        target = targets[k]
+        definition = index.definition(target) if target is not None else None
+        if target is None or definition is None or definition.kind not in ("function", "method"):
+            continue
+        scope = _scope_id(fc, ref.scope, renamed_back)
+        use = SymbolUse(target, ref.name, "call", fc.path, ref.line, scope, ref.call)
+        out.append(replace(use, added=False, bound=True, via=ref.via, unchanged=True))
+    return out
+
+
 def _uses(fc: FileChanges, index: SymbolIndex) -> list[SymbolUse]:
     head = fc.head
-    if head is None or not fc.touched:
+    if head is None:
+        return []
+    if not fc.touched and not any("body" in c.changes for c in fc.definitions):
         return []
     targets = index.link_foreign(fc.path, head).targets
+    return _touched_uses(fc, index, targets) + _parameter_calls(fc, index, targets)
+
+
+def _touched_uses(
+    fc: FileChanges, index: SymbolIndex, targets: Sequence[str | None]
+) -> list[SymbolUse]:
+    head = fc.head
+    if head is None:
+        return []
     renamed_back = {c.renamed_to: c.qualname for c in fc.definitions if c.renamed_to}
     added = set(fc.added)
     out: list[SymbolUse] = []
     for k in fc.touched:
         ref = head.references[k]
-        if ref.kind not in _USE_KINDS:
+        state = ref.kind in _STATE_KINDS
+        if ref.kind not in _USE_KINDS and not state:
             continue
         target, exact = targets[k], True
         if target is not None and fc.path != fc.base_path and target.startswith(fc.path + "::"):
             target = symbol_id(fc.base_path, split_id(target)[1])
         member = ref.name.rsplit(".", 1)[-1]
-        if target is None and ref.kind == "call" and member not in _COMMON_METHODS:
+        if target is None and ref.kind == "call" and not ref.via and member not in _COMMON_METHODS:
             target, exact = index.unique_callable(member), False
+        if state:
+            if target is not None and _is_state(index, target):
+                scope = _scope_id(fc, ref.scope, renamed_back)
+                out.append(
+                    SymbolUse(target, ref.name, ref.kind, fc.path, ref.line, scope, via=ref.via)
+                )
+            continue
         definition = index.definition(target) if target is not None else None
         if target is None or definition is None:
             continue
@@ -270,7 +343,8 @@ def _uses(fc: FileChanges, index: SymbolIndex) -> list[SymbolUse]:
             ref.call,
             exact,
             k in added,
-            _bound_call(ref, target),
+            bool(ref.via) or _bound_call(ref, target),
+            via=ref.via,
         )
         out.append(use)
         init = f"{target}.__init__"
@@ -279,11 +353,33 @@ def _uses(fc: FileChanges, index: SymbolIndex) -> list[SymbolUse]:
     return out + _field_uses(fc, index, targets, renamed_back)
 
 
+def _state_changes(
+    changes: Sequence[SymbolChange], uses: Sequence[SymbolUse]
+) -> list[SymbolChange]:
+    """A write of state on the changed lines is a change of that state (kind ``state``), so
+    every rule that joins a change with another side's use or change applies to it: another
+    side's read or write on its changed lines is a read/write hazard (issue 30)."""
+    have = {c.symbol for c in changes}
+    out: list[SymbolChange] = []
+    for u in uses:
+        if u.kind != "write" or u.symbol in have:
+            continue
+        have.add(u.symbol)
+        digest = hashlib.sha1(
+            f"state\0{u.path}\0{u.line}\0{u.name}".encode(), usedforsecurity=False
+        ).hexdigest()[:16]
+        out.append(
+            SymbolChange(u.symbol, "state", ("state",), u.path, (u.line, u.line), outcome=digest)
+        )
+    return out
+
+
 def agent_side(files: Sequence[FileChanges], index: SymbolIndex) -> SymbolSide:
     """One agent's changes as channel input (without ``near``; see :func:`symbol_data`)."""
     changes = [(fc, c) for fc in files for c in fc.definitions]
     uses = [u for fc in files for u in _uses(fc, index)]
-    return SymbolSide(tuple(_moves(changes)), tuple(uses))
+    moved = _moves(changes)
+    return SymbolSide(tuple(moved + _state_changes(moved, uses)), tuple(uses))
 
 
 def _near(
@@ -338,7 +434,7 @@ def with_neighbours(
             changes.append(c)
         uses = []
         for u in side.uses:
-            near = tuple(g for g in index.uses(u.symbol) if g in changed)
+            near = () if u.unchanged else tuple(g for g in index.uses(u.symbol) if g in changed)
             if near or u.symbol in changed:  # any other use can raise no pair: left out
                 uses.append(replace(u, near=near))
         out[agent] = SymbolSide(tuple(changes), tuple(uses))
