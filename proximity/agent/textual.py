@@ -22,6 +22,7 @@ file (import or symbol coupling) is not textual and keeps the engine's rule.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -32,6 +33,10 @@ from proximity.sources.git._run import GitError, git, git_text
 __all__ = ["git_simulator"]
 
 _MAX_BYTES = 2 * 1024 * 1024  # a larger file is not simulated: the hunk rule answers
+# The warm daemon answers an unchanged airspace without running git (issue 29): a verdict is a
+# function of its three texts and a blob at a commit never changes, so both are remembered
+# (bounded: small files only, so the daemon's memory stays a few MB).
+_REMEMBERED_BYTES = 256 * 1024
 
 
 def _read_text(path: Path) -> str | None:
@@ -63,8 +68,35 @@ def git_simulator(
             fork = git_text(top, ["merge-base", "HEAD", where[1]]).strip()
         except GitError:
             return None
-        code, blob = git(top, ["cat-file", "blob", f"{fork}:{path}"], ok_codes=(0, 128))
-        ancestor = blob.decode("utf-8", "surrogateescape") if code == 0 else ""
-        return merge_file_clean(top, text, ancestor, theirs)
+        ancestor = _blob_at(str(top), fork, path)
+        if len(text) + len(ancestor) + len(theirs) > _REMEMBERED_BYTES:
+            return merge_file_clean(top, text, ancestor, theirs)
+        return _merges_clean(str(top), text, ancestor, theirs)
 
     return simulate
+
+
+@functools.lru_cache(maxsize=256)
+def _blob_at(top: str, commit: str, path: str) -> str:
+    """``path`` at ``commit`` (a commit id: immutable), "" where it does not exist."""
+    code, blob = git(top, ["cat-file", "blob", f"{commit}:{path}"], ok_codes=(0, 128))
+    return blob.decode("utf-8", "surrogateescape") if code == 0 else ""
+
+
+class _NoVerdictError(Exception):
+    """git could not answer: raised through the cache so that no answer is remembered."""
+
+
+def _merges_clean(top: str, ours: str, ancestor: str, theirs: str) -> bool | None:
+    try:
+        return _remembered_verdict(top, ours, ancestor, theirs)
+    except _NoVerdictError:
+        return None
+
+
+@functools.lru_cache(maxsize=128)
+def _remembered_verdict(top: str, ours: str, ancestor: str, theirs: str) -> bool:
+    verdict = merge_file_clean(Path(top), ours, ancestor, theirs)
+    if verdict is None:
+        raise _NoVerdictError
+    return verdict

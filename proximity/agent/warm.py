@@ -9,7 +9,8 @@ computed itself (tests/agent/test_daemon.py).
 This module is the only code a forwarded hook runs, so it imports the standard library's
 smallest modules and nothing of ours. It also runs as a script, ``python -I -S
 .../proximity/agent/warm.py hook HARNESS``: the interpreter's minimum start (no site-packages
-scan, no ``.pth`` files), with ``site`` loaded only when the daemon does not answer. Every
+scan, no ``.pth`` files); when the daemon does not answer, the script becomes ``radar`` (exec,
+with ``-P``: a repository's folders never shadow our package). Every
 failure here means "answer in this process": the daemon is an accelerator, never a
 dependency. ``RADAR_DAEMON=0`` turns it off.
 
@@ -254,7 +255,7 @@ def write(out: str) -> int:
 
 
 def _main(argv: list[str]) -> int:
-    """``python -I -S warm.py hook HARNESS [flags]``: forward, else load site and answer here."""
+    """``python -I -S warm.py hook HARNESS [flags]``: forward, else hand the call to ``radar``."""
     import time
 
     started = time.monotonic()
@@ -262,13 +263,26 @@ def _main(argv: list[str]) -> int:
     out = ask(argv, stdin)
     if out is not None:
         return write(out)
-    if sys.flags.no_site:
-        import site
+    _answer_in_radar(argv, stdin, hook_budget() - (time.monotonic() - started))
+    return 0  # not reached: the process became ``radar``
 
-        site.main()  # the installed package, found the way `radar` finds it
-    from proximity.agent.cli import answer_here
 
-    return answer_here(argv, stdin, started)
+def _answer_in_radar(argv: list[str], stdin: str, left: float) -> None:
+    """Become ``python -m proximity.agent.cli ARGV`` (exec: no second process), with the payload
+    back on standard input and what is left of the budget, the daemon off (it did not answer).
+    This module is imported by the agent side's foundations (state, daemon), so it never imports
+    the command above them; the exec is how a forwarder falls back without an arrow back up."""
+    import tempfile
+
+    env = dict(os.environ)
+    env.update({"RADAR_DAEMON": "0", "RADAR_HOOK_BUDGET": f"{max(left, 0.5):.3f}"})
+    with tempfile.TemporaryFile() as held:  # unlinked: nothing left behind
+        held.write(stdin.encode("utf-8", "surrogateescape"))
+        held.seek(0)
+        os.dup2(held.fileno(), 0)
+    python = sys.executable or "python3"
+    # -P: the working directory (the agent's repository) is not put on the import path
+    os.execve(python, [python, "-P", "-m", "proximity.agent.cli", *argv], env)  # noqa: S606
 
 
 def spawn(path: str) -> None:

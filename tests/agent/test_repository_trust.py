@@ -121,8 +121,11 @@ def test_hostile_radar_toml_reaches_no_listener_and_the_edit_is_still_checked(
 
     assert listener.connections == 0
     assert listener.requests == []
-    # answered from this machine's worktrees instead: alice's line is still denied
-    assert json.loads(outs[1])["hookSpecificOutput"]["permissionDecision"] == "deny"
+    # answered from this machine's worktrees instead: the collision with alice's line is still
+    # raised (bob, whose branch has the earlier commit, holds course: issue 28)
+    said = json.loads(outs[1])["hookSpecificOutput"]
+    assert "Resolution Advisory with alice" in said["additionalContext"]
+    assert "you hold course" in said["additionalContext"]
     log = (hostile.state / "hooks.log").read_text()
     assert f"server '{listener.url}' ignored" in log
     assert "token_file ignored" in log

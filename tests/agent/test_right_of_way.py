@@ -30,7 +30,7 @@ from proximity.sources.git import explicit_worktrees, read_working_set
 from tests.agent.conftest import Scene
 from tests.agent.payloads import load
 from tests.agent.test_mcp_server import _args, call
-from tests.factories import make_caller, make_repository
+from tests.factories import bind_agents, make_caller, make_repository
 from tests.sources.gitrepo import ScriptedRepo, numbered, run_git
 
 CLAIMED = "2001-01-01T00:00:00Z"  # far earlier than anything git shows for bob
@@ -131,8 +131,8 @@ def test_the_holder_edits_on_and_the_steerer_is_denied_by_the_server_and_on_the_
     encounter: Scene, post_json: Any, lead: Any
 ) -> None:
     repo = make_repository("web", scope="team-a", path=str(encounter.repo.root))
-    alice = make_caller("alice-agent", scopes=["team-a"], kind="agent")
-    bob = make_caller("bob-agent", scopes=["team-a"], kind="agent")
+    alice = bind_agents(make_caller("alice-agent", scopes=["team-a"], kind="agent"), "web", "alice")
+    bob = bind_agents(make_caller("bob-agent", scopes=["team-a"], kind="agent"), "web", "bob")
     _report(encounter, "alice", alice, post_json)
     _report(encounter, "bob", bob, post_json)
     holder = _server_check(post_json, alice, "alice", 22)
@@ -176,8 +176,8 @@ def test_every_face_names_the_same_holder_whatever_start_a_report_claims(
     the board. bob reports first and claims a start in 2001; the server reads his branch from
     the repository instead, so the claim moves nothing."""
     repo = make_repository("web", scope="team-a", path=str(encounter.repo.root))
-    alice = make_caller("alice-agent", scopes=["team-a"], kind="agent")
-    bob = make_caller("bob-agent", scopes=["team-a"], kind="agent")
+    alice = bind_agents(make_caller("alice-agent", scopes=["team-a"], kind="agent"), "web", "alice")
+    bob = bind_agents(make_caller("bob-agent", scopes=["team-a"], kind="agent"), "web", "bob")
     _report(encounter, "bob", bob, post_json, startedAt=CLAIMED)
     _report(encounter, "alice", alice, post_json)
     stored = dict(Agent.objects.values_list("agent_id", "started_at"))

@@ -22,7 +22,7 @@ from proximity.agent.decide import decide
 from tests.agent.conftest import Scene
 from tests.agent.payloads import load
 from tests.agent.test_right_of_way import _at, _report, _server_check
-from tests.factories import make_caller, make_repository
+from tests.factories import bind_agents, make_caller, make_repository
 from tests.sources.gitrepo import ScriptedRepo, numbered, run_git
 
 
@@ -100,8 +100,8 @@ def test_the_servers_check_denies_the_steerer_exactly_when_git_would_conflict(
     history: Scene, tmp_path: Path, post_json: Any
 ) -> None:
     make_repository("web", scope="team-a", path=str(history.repo.root))
-    alice = make_caller("alice-agent", scopes=["team-a"], kind="agent")
-    bob = make_caller("bob-agent", scopes=["team-a"], kind="agent")
+    alice = bind_agents(make_caller("alice-agent", scopes=["team-a"], kind="agent"), "web", "alice")
+    bob = bind_agents(make_caller("bob-agent", scopes=["team-a"], kind="agent"), "web", "bob")
     _report(history, "alice", alice, post_json)
     _report(history, "bob", bob, post_json)
     seen = set()

@@ -8,6 +8,8 @@ sends back to the model after the edit (the tool result and any context), and th
 from __future__ import annotations
 
 import json
+import subprocess
+import time
 
 import pytest
 
@@ -73,6 +75,9 @@ def test_after_ack_the_edit_goes_through_and_our_context_reaches_the_model(bench
 def test_the_warm_daemon_answers_the_same(bench: Bench) -> None:
     bench.daemon = True
     _install_as_documented(bench)
+    # The first hook of a session starts the daemon and answers itself; a harness that calls
+    # one hook per edit (Codex) would otherwise race the daemon's start on a loaded machine.
+    _start_daemon(bench)
     denied = bench.run(bench.edit_call("line 22\n", "bob 22\n"), "deny")
     assert "Resolution Advisory with alice" in denied.after_call
     assert _line(bench, 22) == "line 22"
@@ -84,6 +89,15 @@ def test_the_warm_daemon_answers_the_same(bench: Bench) -> None:
     run = bench.run(bench.edit_call("line 22\n", "bob 22\n"), "after ack")
     assert _line(bench, 22) == "bob 22"
     assert CONTEXT in run.after_call
+
+
+def _start_daemon(bench: Bench) -> None:
+    subprocess.run([RADAR, "hook", "claude"], input="{}", cwd=bench.bob, env=bench.env(),
+                   capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not bench.radar("daemon", "status").stdout.startswith("running:"):
+        assert time.monotonic() < deadline, "the daemon did not start within 60 s"
+        time.sleep(0.2)
 
 
 def test_a_hook_that_crashes_lets_the_edit_through_and_nothing_reaches_the_model(

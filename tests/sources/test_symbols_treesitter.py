@@ -49,7 +49,8 @@ const LIMIT = 3;
 def test_definitions_signatures_and_return_shapes() -> None:
     symbols = extract_tree_sitter_symbols(TS, "typescript", detail=True)
     found = {d.qualname: d for d in symbols.definitions}
-    assert sorted(found) == ["LIMIT", "Panel", "Panel.draw", "Point", "area", "shape"]
+    assert sorted(found) == ["LIMIT", "Panel", "Panel.draw", "Point", "Point.x", "area", "shape"]
+    assert found["Point.x"].kind == "field"
     assert found["area"].signature is not None
     assert found["area"].signature.text == "(w, h=…, *rest)"
     assert (found["area"].start, found["area"].end) == (8, 10)
@@ -120,3 +121,92 @@ def test_a_removed_export_against_a_new_import_of_it_is_a_break() -> None:
     assert found.value.tolist() == [0.8]
     reasons = {(i.reason, i.other.kind) for i in found.items[(0, 1)]}
     assert reasons == {("removed", "import"), ("removed", "call")}
+
+
+MEMBERS = b"""import { Order } from './types';
+import type { Line } from './types';
+
+export const api = {
+  load(id) { return id; },
+  save: function (x) { this.load(x); },
+  parse: (x) => x,
+  limit: 3,
+  [computed]: 1,
+};
+
+export const Schema = z.object({ total: z.number() });
+
+export class Cart {
+  total = 0;
+  static count = 0;
+  add(p: number) { this.total += p; }
+}
+
+export interface Point { x: number; y?: number; norm(): number }
+
+export function f(order: Order, { qty }: Line, maybe?: Order | undefined) {
+  const { total, id: key } = order;
+  const cart = new Cart();
+  const c: Cart = cart;
+  order.total = 1;
+  order.items.push(key);
+  return maybe.total + cart.total + c.total + order.describe(qty);
+}
+"""
+
+
+def test_members_of_objects_classes_and_types_are_symbols_of_their_own() -> None:
+    symbols = extract_tree_sitter_symbols(MEMBERS, "typescript", detail=True)
+    kinds = {d.qualname: d.kind for d in symbols.definitions}
+    assert {q: k for q, k in kinds.items() if "." in q} == {
+        "api.load": "method",
+        "api.save": "method",
+        "api.parse": "method",
+        "api.limit": "field",
+        "Schema.total": "field",
+        "Cart.add": "method",
+        "Cart.total": "field",
+        "Cart.count": "field",
+        "Point.x": "field",
+        "Point.y": "field",
+        "Point.norm": "field",
+    }
+    found = {d.qualname: d for d in symbols.definitions}
+    # the literal's own text no longer holds its members: editing one method changes only it
+    assert "return id" not in found["api"].body
+    assert found["api.save"].signature is not None
+    assert found["api.save"].signature.text == "(x)"
+    assert found["Cart.total"].body == "\0 = 0"
+    refs = set(symbols.references)
+    assert Reference("self.load", "call", 6, "api.save", CallShape(1)) in refs
+
+
+def test_member_reads_through_declared_types_name_the_field() -> None:
+    symbols = extract_tree_sitter_symbols(MEMBERS, "typescript", detail=True)
+    found = {(r.name, r.kind, r.line) for r in symbols.references if r.scope == "f"}
+    assert found >= {
+        ("Line.qty", "read", 22),  # a destructured, annotated parameter
+        ("Order.total", "read", 23),  # destructured from an annotated parameter
+        ("Order.id", "read", 23),
+        ("Order.total", "write", 26),
+        ("Order.items", "write", 27),  # a mutating call
+        ("Order.total", "read", 28),  # Order | undefined
+        ("Cart.total", "read", 28),  # new Cart(), and an annotated declaration
+        ("Order.describe", "call", 28),
+    }
+    assert sum(1 for r in symbols.references if r.name == "Cart.total" and r.line == 28) == 2
+    # an untyped local names nothing
+    assert not any(r.name.startswith("key.") for r in symbols.references)
+
+
+def test_every_call_of_a_chain_is_a_reference_in_one_order() -> None:
+    """Callees of ``a().b().c()`` start at one byte: each call counts, and ties sort fully."""
+    source = (
+        b"export function go(x) {\n  return fetch(x).then(one).catch(two, 2).then(three, 3);\n}\n"
+    )
+    runs = {
+        extract_tree_sitter_symbols(source, "javascript", detail=True).references for _ in "abc"
+    }
+    (references,) = runs
+    calls = [(r.name, r.call.positional) for r in references if r.call is not None]
+    assert calls == [("?.catch", 2), ("?.then", 1), ("?.then", 2)]

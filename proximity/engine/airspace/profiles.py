@@ -114,6 +114,12 @@ PROFILES: Mapping[str, Profile] = {
             "hop": 0.4,
             "by_name": 0.6,
             "max_distance": 2,
+            # issue 30's narrow couplings, each needing both sides' changed lines or symbols:
+            # Traffic alone (docs/DECISIONS.md, "Semantic coupling categories (issue 30)")
+            "body_call": 0.4,
+            "same_body": 0.4,
+            "shared_state": 0.4,
+            "parameter_call": 0.4,
         },
     ),
 }

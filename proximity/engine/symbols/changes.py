@@ -119,6 +119,33 @@ def _first(defs: Sequence[Definition]) -> dict[str, Definition]:
     return out
 
 
+def _every(defs: Sequence[Definition]) -> dict[str, list[Definition]]:
+    out: dict[str, list[Definition]] = {}
+    for d in defs:
+        out.setdefault(d.qualname, []).append(d)
+    return out
+
+
+def _overloads(
+    before: Sequence[Definition], after: Sequence[Definition]
+) -> tuple[tuple[str, ...], Definition, Definition]:
+    """Differences of one qualname defined several times (``@overload`` stubs and their
+    implementation, a ``@property`` and its setter, a redefinition), compared in order: an
+    edit to any of them is a change of the symbol, shown by the first pair that differs. A
+    definition added or dropped among them is a body change (the symbol's behaviour moved)."""
+    kinds: set[str] = set()
+    shown: tuple[Definition, Definition] | None = None
+    for old, new in zip(before, after, strict=False):
+        found = _differences(old, new)
+        if found and shown is None:
+            shown = (old, new)
+        kinds.update(found)
+    if len(before) != len(after):
+        kinds.add("body")
+    old, new = shown if shown is not None else (before[0], after[0])
+    return tuple(k for k in CHANGE_KINDS if k in kinds), old, new
+
+
 _OPAQUE = frozenset({"expr", "call"})
 
 
@@ -137,6 +164,13 @@ def returns_changed(before: Sequence[str], after: Sequence[str]) -> bool:
 
 
 def _differences(before: Definition, after: Definition) -> tuple[str, ...]:
+    if before.kind == "field":
+        # A field's header is its declared type (an interface member's whole declaration, a
+        # schema's value): what its readers are written against, so a change there is one of
+        # its interface; a new initial value is a body change (docs/DECISIONS.md, issue 30).
+        if before.header != after.header:
+            return ("signature",)
+        return ("body",) if before.body != after.body else ()
     out = []
     if before.signature != after.signature:
         out.append("signature")
@@ -277,11 +311,12 @@ def file_changes(
     h_refs = head.references if head is not None else ()
     change = partial(_change, sides=(b_refs, h_refs, b_lines, h_lines))
     out: list[DefinitionChange] = []
+    b_all, h_all = _every(base_defs), _every(head_defs)
     for q in sorted((touched_base | touched_head) & before.keys() & after.keys()):
-        kinds = _differences(before[q], after[q])
+        kinds, old, now = _overloads(b_all[q], h_all[q])
         if kinds or moved:
             renamed = ("renamed",) if moved else ()
-            out.append(change(q, (*renamed, *kinds), before[q], after[q], q if moved else None))
+            out.append(change(q, (*renamed, *kinds), old, now, q if moved else None))
     if moved:  # every definition of a renamed file changed its id, touched or not
         untouched = before.keys() & after.keys() - touched_base - touched_head
         out += [change(q, ("renamed",), before[q], after[q], q) for q in sorted(untouched)]
@@ -330,6 +365,10 @@ def _change(
                 w, a = _attributes(refs, defn.qualname, changed)
                 writes |= w
                 accesses |= a
+    elif kind == "field" and shown is not None:
+        # a changed declaration (type, initial value, removal) writes the field's state
+        writes.add(shown.name)
+        accesses.add(shown.name)
     return DefinitionChange(
         qualname,
         kind,

@@ -35,6 +35,7 @@ __all__ = [
     "Strengths",
     "SymbolScores",
     "attribute_item",
+    "body_edits",
     "calls_coupling",
     "calls_item",
     "collect",
@@ -42,6 +43,7 @@ __all__ = [
     "interface_changed",
     "same_symbol_item",
     "scope_class",
+    "semantic_item",
     "symbol_items_reference",
     "symbol_scores_reference",
     "use_coupling",
@@ -66,6 +68,19 @@ class Strengths:
     hop: float = 0.4
     by_name: float = 0.6
     max_distance: int = 2
+    body_call: float = 0.15
+    """A call (or property access) on one side's changed lines, resolved exactly (through
+    imports or an inferred receiver type, a protocol call included), of a function whose
+    body the other side changed. Defaults to ``loose`` (the rule off); ``radar-v1-symbols``
+    raises it to Traffic (docs/DECISIONS.md, "Semantic coupling categories (issue 30)")."""
+    same_body: float = 0.15
+    """Both sides changed the body of one function or method (on different lines)."""
+    shared_state: float = 0.15
+    parameter_call: float = 0.15
+    """A call through an attribute of a parameter (``ctx.store.save()``) on an *unchanged*
+    line of a function one side changed, of a function or method the other side changed."""
+    """One side changed or wrote state (a module variable, a class attribute, a field) that
+    the other side's changed lines read or write: a read/write hazard."""
 
     @classmethod
     def of(cls, values: Mapping[str, float]) -> Strengths:
@@ -79,6 +94,10 @@ class Strengths:
             hop=float(values.get("hop", d.hop)),
             by_name=float(values.get("by_name", d.by_name)),
             max_distance=int(values.get("max_distance", d.max_distance)),
+            body_call=float(values.get("body_call", d.body_call)),
+            same_body=float(values.get("same_body", d.same_body)),
+            shared_state=float(values.get("shared_state", d.shared_state)),
+            parameter_call=float(values.get("parameter_call", d.parameter_call)),
         )
 
 
@@ -150,15 +169,49 @@ def calls_coupling(c: SymbolChange, c2: SymbolChange, st: Strengths) -> float:
     return st.coupling if c.cls is not None and c.cls == c2.cls else st.loose
 
 
+CALLABLE = frozenset({"function", "method"})
+STATE_SYMBOLS = frozenset({"constant", "state"})
+STATE_USES = frozenset({"use", "call", "read", "write"})
+BODY_USES = frozenset({"call", "read", "write"})
+
+
+def body_edits(c: SymbolChange) -> bool:
+    """A function's or method's body changed (what it does, not what callers pass)."""
+    return c.kind in CALLABLE and "body" in c.changes
+
+
+def semantic_item(x: int, c: SymbolChange, y: int, u: SymbolUse, st: Strengths) -> Item | None:
+    """Issue 30's narrow couplings of a change with an exact use on the other's changed lines:
+    a call of a function whose body changed (``body-call``), a read or write of state the
+    other side changed or wrote (``state``, a hazard)."""
+    if not u.exact:
+        return None
+    if c.kind in STATE_SYMBOLS and u.kind in STATE_USES:
+        return Item(st.shared_state, "hazard", "state", x, c, y, u)
+    if body_edits(c) and u.kind in BODY_USES:
+        return Item(st.body_call, "coupling", "body-call", x, c, y, u)
+    return None
+
+
 def same_symbol_item(x: int, c: SymbolChange, y: int, c2: SymbolChange, st: Strengths) -> Item:
-    """Both changed one symbol differently: close when either changed its interface."""
+    """Both changed one symbol differently: close when either changed its interface; both
+    edited one function's body (``same_body``); both wrote one piece of state."""
     close = interface_changed(c) or interface_changed(c2)
-    strength = st.coupling if close else st.loose
-    return Item(strength, "coupling", "same-symbol", x, c, y, c2, 0)
+    if close:
+        return Item(st.coupling, "coupling", "same-symbol", x, c, y, c2, 0)
+    if body_edits(c) and body_edits(c2) and st.same_body > st.loose:
+        return Item(st.same_body, "coupling", "same-symbol", x, c, y, c2, 0, "body")
+    if c.kind in STATE_SYMBOLS and c2.kind in STATE_SYMBOLS and "state" in c.changes + c2.changes:
+        return Item(max(st.shared_state, st.loose), "hazard", "state", x, c, y, c2, 0, "write")
+    return Item(st.loose, "coupling", "same-symbol", x, c, y, c2, 0)
 
 
 def hazard_item(x: int, c: SymbolChange, y: int, u: SymbolUse, st: Strengths) -> Item:
     """The strongest reading of y's use ``u`` of the symbol x changed by ``c``."""
+    if u.unchanged:  # not on y's changed lines: only the parameter-attribute rule reads it
+        callable_ = c.kind in CALLABLE
+        strength = st.parameter_call if callable_ else st.loose
+        return Item(strength, "coupling", "parameter-call" if callable_ else "uses", x, c, y, u)
     factor = 1.0 if u.exact else st.by_name
     # A method matched only by its name is evidence enough for a break, not for coupling:
     # alone, such a use stays below Traffic (0.5 * 0.6 * 0.6 = 0.18).
@@ -179,6 +232,9 @@ def hazard_item(x: int, c: SymbolChange, y: int, u: SymbolUse, st: Strengths) ->
             found.append(Item(st.returns * factor, "hazard", "signature", x, c, y, u, 1, "unknown"))
     if "returns" in c.changes and u.kind == "call":
         found.append(Item(st.returns * factor, "hazard", "returns", x, c, y, u))
+    semantic = semantic_item(x, c, y, u, st)
+    if semantic is not None:
+        found.append(semantic)
     return max(found, key=lambda item: item.strength)
 
 

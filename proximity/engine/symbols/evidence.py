@@ -11,7 +11,14 @@ from proximity.engine.symbols.sides import SymbolChange, SymbolUse
 
 __all__ = ["evidence_json", "evidence_text"]
 
-_VERBS = {"call": "calls", "use": "uses", "import": "imports", "export": "re-exports"}
+_VERBS = {
+    "call": "calls",
+    "use": "uses",
+    "import": "imports",
+    "export": "re-exports",
+    "read": "reads",
+    "write": "writes",
+}
 
 
 def _name(symbol: str) -> str:
@@ -38,7 +45,7 @@ def _change_side(agent: str, c: SymbolChange) -> dict[str, Any]:
 
 
 def _use_side(agent: str, u: SymbolUse) -> dict[str, Any]:
-    return {
+    side = {
         "agent": agent,
         "symbol": u.symbol,
         "use": u.kind,
@@ -48,6 +55,11 @@ def _use_side(agent: str, u: SymbolUse) -> dict[str, Any]:
         "in": u.scope,
         "byName": not u.exact,
     }
+    if u.via:
+        side["via"] = u.via
+    if u.unchanged:
+        side["unchanged"] = True
+    return side
 
 
 def _where(u: SymbolUse) -> str:
@@ -77,6 +89,29 @@ def evidence_text(item: Item, ids: Sequence[str]) -> str:
                 f"{x} changes what {s} returns ({before} -> {after}); {y} calls it at "
                 f"{_where(other)}"
             )
+        if item.reason == "parameter-call":
+            scope = split_id(other.scope)[1] if other.scope else "a function"
+            return (
+                f"{y} changes {scope}, whose unchanged line {other.line} of {other.path} calls "
+                f"{split_id(c.symbol)[1]} through {other.via} (an attribute of a parameter); "
+                f"{x} changes {_name(c.symbol)}"
+            )
+        if item.reason == "body-call":
+            how = f" through {other.via}" if other.via else ""
+            what = "calls" if other.kind == "call" else "accesses"
+            return (
+                f"{y}'s changed line {other.line} of {other.path} {what} "
+                f"{split_id(c.symbol)[1]}{how}, whose body {x} changed ({_name(c.symbol)})"
+            )
+        if item.reason == "state":
+            how = f" through {other.via}" if other.via else ""
+            at = f" at {c.path}:{c.lines[0]}" if c.lines and c.kind == "state" else ""
+            wrote = "writes" if c.kind == "state" else "changes"
+            verb = "writes" if other.kind == "write" else "reads"
+            return (
+                f"{x} {wrote} {s}{at}; {y}'s changed line {other.line} of {other.path} "
+                f"{verb} it{how} (shared state)"
+            )
         if item.detail == "through":
             return (
                 f"{x} changes {s}; {y} {verb} {_name(other.symbol)} at {_where(other)}, "
@@ -84,6 +119,10 @@ def evidence_text(item: Item, ids: Sequence[str]) -> str:
             )
         return f"{x} changes {s}; {y} {verb} it at {_where(other)}"
     g = _name(other.symbol)
+    if item.reason == "state":
+        return f"{x} and {y} both write {s} on their changed lines (shared state)"
+    if item.reason == "same-symbol" and item.detail == "body":
+        return f"{x} and {y} both change the body of {s}, on different lines"
     if item.reason == "same-symbol":
         return f"{x} and {y} both change {s}, differently"
     if item.reason == "attribute":

@@ -23,10 +23,15 @@ from numpy.typing import NDArray
 
 from proximity.engine.airspace.crossing import ragged_cross, ragged_range
 from proximity.engine.symbols.channel import (
+    BODY_USES,
+    CALLABLE,
+    STATE_SYMBOLS,
+    STATE_USES,
     Item,
     Strengths,
     SymbolScores,
     attribute_item,
+    body_edits,
     calls_item,
     collect,
     hazard_item,
@@ -62,6 +67,15 @@ class _Rows:
         self.c_base, self.c_gone = (flags & _ADDED) == 0, (flags & _GONE) != 0
         self.c_returns, self.c_signature = (flags & _RETURNS) != 0, (flags & _SIGNATURE) != 0
         self.c_interface = self.c_returns | self.c_signature
+        # issue 30's narrow couplings (channel.semantic_item): body edits, state changed
+        self.c_body = np.array(list(map(body_edits, changes)), dtype=bool)
+        self.c_state = np.array([c.kind in STATE_SYMBOLS for c in changes], dtype=bool)
+        self.c_wrote = np.array(["state" in c.changes for c in changes], dtype=bool)
+        kinds = list(map(_GET_KIND, uses))
+        self.u_state = np.array([k in STATE_USES for k in kinds], dtype=bool)
+        self.u_body = np.array([k in BODY_USES for k in kinds], dtype=bool)
+        self.u_unchanged = np.array([u.unchanged for u in uses], dtype=bool)
+        self.c_callable = np.array([c.kind in CALLABLE for c in changes], dtype=bool)
         # A change's class by string hash (as symbols are interned): two members of one class
         # have equal hashes; ``c_has_class`` rules out functions outside any class.
         classes = list(map(_GET_CLS, changes))
@@ -217,7 +231,10 @@ def _same_symbol(r: _Rows, st: Strengths, found: _Found) -> None:
     x, y = r.c_agent[a], r.c_agent[b]
     keep = (x != y) & ~r.same(x, y, r.c_sym[a])
     a, b = a[keep], b[keep]
-    strength = np.where(r.c_interface[a] | r.c_interface[b], st.coupling, st.loose)
+    body = r.c_body[a] & r.c_body[b] & (st.same_body > st.loose)
+    state = r.c_state[a] & r.c_state[b] & (r.c_wrote[a] | r.c_wrote[b])
+    other = np.where(body, st.same_body, np.where(state, max(st.shared_state, st.loose), st.loose))
+    strength = np.where(r.c_interface[a] | r.c_interface[b], st.coupling, other)
     found.add(r.c_agent[a], r.c_agent[b], strength, _SAME, a, b)
 
 
@@ -245,6 +262,10 @@ def _use_strength(r: _Rows, c: Ints, u: Ints, st: Strengths) -> NDArray[np.float
     out: NDArray[np.float64] = np.where(exact, base, base * st.by_name * st.by_name)
     out = np.where(r.c_gone[c], np.maximum(out, st.breaking * factor), out)
     out = np.where(r.c_returns[c] & call, np.maximum(out, st.returns * factor), out)
+    state = exact & r.c_state[c] & r.u_state[u]
+    body = exact & r.c_body[c] & r.u_body[u] & ~state
+    out = np.where(state, np.maximum(out, st.shared_state), out)
+    out = np.where(body, np.maximum(out, st.body_call), out)
     # A signature against a call: does the call still bind? Asked once per (signature,
     # binding, call shape); many calls share one shape.
     fits: dict[tuple[int, bool, CallShape | None], bool | None] = {}
@@ -261,7 +282,9 @@ def _use_strength(r: _Rows, c: Ints, u: Ints, st: Strengths) -> NDArray[np.float
             out[k] = max(out[k], st.breaking * f)
         elif fits[key] is None:
             out[k] = max(out[k], st.returns * f)
-    return out
+    # a parameter's attribute called on an unchanged line: channel.hazard_item's first rule
+    unchanged = np.where(r.c_callable[c], st.parameter_call, st.loose)
+    return np.where(r.u_unchanged[u], unchanged, out)
 
 
 def _near(r: _Rows, st: Strengths, found: _Found) -> None:

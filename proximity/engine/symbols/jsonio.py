@@ -19,7 +19,7 @@ from proximity.engine.symbols.sides import SymbolChange, SymbolData, SymbolSide,
 
 __all__ = ["SymbolInputError", "symbol_data_from_json", "symbol_data_to_json"]
 
-_CHANGES = frozenset({"removed", "renamed", "signature", "returns", "body", "added"})
+_CHANGES = frozenset({"removed", "renamed", "signature", "returns", "body", "added", "state"})
 _PARAM_KINDS = frozenset({"posonly", "normal", "varargs", "kwonly", "varkw"})
 
 
@@ -80,6 +80,10 @@ def _use_json(u: SymbolUse) -> dict[str, Any]:
         out["call"] = [u.call.positional, list(u.call.keywords), u.call.starred]
     if u.near:
         out["near"] = list(u.near)
+    if u.via:
+        out["via"] = u.via
+    if u.unchanged:
+        out["unchanged"] = True
     return out
 
 
@@ -210,6 +214,8 @@ def _use(entry: Any, where: str) -> SymbolUse:
         added=bool(entry.get("added", True)),
         bound=bool(entry.get("bound")),
         near=_texts(entry, "near", where),
+        via=str(entry.get("via") or ""),
+        unchanged=bool(entry.get("unchanged")),
     )
 
 

@@ -6,6 +6,12 @@ to files by the same rules as the import graph (:mod:`proximity.engine.imports`)
 (importer folder, language, site) as there. Linking a file records which other files it read
 (``depends``), so an incremental build re-links only files whose dependencies' surfaces
 changed.
+
+References through a typed receiver (``via``) and reads or writes of state are resolved by
+:meth:`Linker._typed`: the type as a class, then each member a definition or a field
+(``FileSymbols.fields``, followed by its type), so ``Context.store.save`` reaches
+``Store.save`` in another module; a receiver's chain that cannot be followed to the end names
+nothing (never the class, which would read as a use of it).
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from proximity.engine.imports.jsresolve import resolve_js
 from proximity.engine.imports.link import Resolver
 from proximity.engine.imports.model import ImportSite
 from proximity.engine.imports.pyresolve import resolve_python
-from proximity.engine.symbols.model import Binding, FileSymbols, Reference, symbol_id
+from proximity.engine.symbols.model import Binding, FileSymbols, Reference, split_id, symbol_id
 
 __all__ = ["LinkedFile", "Linker", "surface_key"]
 
@@ -46,6 +52,8 @@ def surface_key(symbols: FileSymbols) -> str:
         h.update(f"e{exported}\0{local}\0".encode())
     for s in symbols.stars:
         h.update(f"s{s.target}\0{s.level}\0".encode())
+    for name, typed in symbols.fields:
+        h.update(f"f{name}\0{typed}\0".encode())
     return h.hexdigest()
 
 
@@ -55,6 +63,8 @@ class _Surface:
     bindings: dict[str, Binding]
     exports: dict[str, str]
     stars: tuple[ImportSite, ...]
+    classes: frozenset[str] = frozenset()
+    fields: dict[str, str] = field(default_factory=dict)
 
 
 def _surface(symbols: FileSymbols) -> _Surface:
@@ -63,7 +73,12 @@ def _surface(symbols: FileSymbols) -> _Surface:
         {b.local: b for b in symbols.bindings},
         dict(symbols.exports),
         symbols.stars,
+        frozenset(d.qualname for d in symbols.definitions if d.kind == "class"),
+        dict(symbols.fields),
     )
+
+
+_STATE_KINDS = frozenset({"read", "write"})
 
 
 def _folder(path: str) -> str:
@@ -186,10 +201,19 @@ class Linker:
         # A dotted name means the same thing anywhere in the file, except under ``self``
         # (whose class is the scope's): resolve each once.
         known: dict[str, str | None] = {}
+        typed: dict[tuple[str, bool], str | None] = {}
         targets: list[str | None] = []
         for ref in symbols.references:
             if ref.kind not in _LINKED_KINDS:
                 targets.append(None)
+            elif ref.via or (ref.kind in _STATE_KINDS and not ref.name.startswith("self.")):
+                key = (ref.name, bool(ref.via))
+                if key not in typed:
+                    found = self._typed(path, symbols.language, own, ref.name, depends)
+                    if found is None and not ref.via:  # a module variable or an attribute
+                        found = self._reference(path, symbols.language, own, ref, depends)
+                    typed[key] = found
+                targets.append(typed[key])
             elif ref.name.startswith("self."):
                 targets.append(self._reference(path, symbols.language, own, ref, depends))
             elif ref.name in known:
@@ -199,6 +223,64 @@ class Linker:
                 targets.append(known.setdefault(ref.name, found))
         depends.discard(path)
         return LinkedFile(tuple(targets), frozenset(depends))
+
+    def _class(
+        self, path: str, language: str, own: _Surface, chain: str, depends: set[str]
+    ) -> str | None:
+        """The class ``chain`` names in module ``path`` (as written there), else ``None``."""
+        found = self._reference(path, language, own, Reference(chain, "use", 0), depends)
+        if found is None:
+            return None
+        where, qualname = split_id(found)
+        surface = own if where == path else self.surface(where)
+        last = chain.rsplit(".", 1)[-1]
+        if surface is None or qualname not in surface.classes or qualname.split(".")[-1] != last:
+            return None
+        return found
+
+    def _typed(
+        self, path: str, language: str, own: _Surface, name: str, depends: set[str]
+    ) -> str | None:
+        """``Type.member...`` walked completely: the shortest prefix naming a class, then each
+        member a field (followed through its type; the last one named itself) or a definition."""
+        parts = name.split(".")
+        for k in range(1, len(parts)):
+            head = self._class(path, language, own, ".".join(parts[:k]), depends)
+            if head is not None:
+                return self._walk(path, language, own, head, parts[k:], depends)
+        return None
+
+    def _walk(
+        self,
+        path: str,
+        language: str,
+        own: _Surface,
+        head: str,
+        rest: list[str],
+        depends: set[str],
+    ) -> str | None:
+        where, qualname = split_id(head)
+        for n, part in enumerate(rest):
+            surface = own if where == path else self.surface(where)
+            if surface is None:
+                return None
+            depends.add(where)
+            member, last = f"{qualname}.{part}", n == len(rest) - 1
+            if member in surface.definitions and (last or member not in surface.fields):
+                qualname = member
+            elif member in surface.fields:
+                if last:
+                    return symbol_id(where, member)
+                typed = surface.fields[member]
+                found = self._class(where, language, surface, typed, depends) if typed else None
+                if found is None:
+                    return None
+                where, qualname = split_id(found)
+            elif last and qualname in surface.classes:
+                return symbol_id(where, member)  # an attribute set elsewhere: still the field
+            else:
+                return None
+        return symbol_id(where, qualname)
 
     def _reference(
         self, path: str, language: str, own: _Surface, ref: Reference, depends: set[str]

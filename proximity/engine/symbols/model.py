@@ -26,13 +26,13 @@ __all__ = [
     "symbol_id",
 ]
 
-EXTRACT_VERSION = 1
+EXTRACT_VERSION = 2
 """Bumped whenever an extractor's output changes, so cached extractions are not reused."""
 
-SYMBOL_VERSION = "symbols-2026.12.1"
+SYMBOL_VERSION = "symbols-2026.12.2"
 """Extraction, change classification and the symbol channel's rules; travels with results."""
 
-KINDS = ("function", "class", "method", "constant", "type")
+KINDS = ("function", "class", "method", "constant", "type", "field")
 REFERENCE_KINDS = ("call", "use", "import", "export", "read", "write")
 
 
@@ -108,7 +108,9 @@ class Signature:
 
 @dataclass(frozen=True, slots=True)
 class Definition:
-    """A module function, class, method, module constant or (TypeScript) type.
+    """A module function, class, method, module constant or (TypeScript) type, or a field
+    (JS/TS: a class field, an interface's or object type's member, an object literal's
+    non-function property; its ``parent`` is the class, type or constant).
 
     ``start``/``end`` are inclusive 1-based lines, decorators included. ``bound`` marks a
     method whose first parameter is the instance or class. ``header``, ``body`` and
@@ -145,7 +147,12 @@ class Reference:
     ``kind``: call, use (a load that is not a call), import (a name an import statement
     brings in), export (a re-export), read and write (an attribute of ``self``/``this``).
     ``scope`` is the qualname of the innermost indexed definition around it, ``""`` at
-    module level.
+    module level. ``via`` is set on a reference written through a receiver whose type was
+    inferred: the receiver as written (``x`` in ``x = Cart(); x.add()``, ``name`` then reads
+    ``Cart.add``; ``ctx.store`` in ``ctx.store.save()``; ``self.store`` for a field of the own
+    class), on a protocol call (``len(x)``: ``Cart.__len__``) and on a write
+    of module state (``global``), so the linker resolves it only completely and the evidence
+    can say how it was found.
     """
 
     name: str
@@ -153,6 +160,7 @@ class Reference:
     line: int
     scope: str = ""
     call: CallShape | None = None
+    via: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +179,10 @@ class FileSymbols:
     ``exports`` are ``(exported, local)`` names of JavaScript ``export { local as exported }``
     clauses; every module-level name of a Python module is importable. ``stars`` are
     ``from m import *`` / ``export * from 'm'`` sites, searched for names not found otherwise.
+    ``fields`` are ``(Class.attr, type)`` pairs, the type as written in this module (``Store``,
+    ``models.Store``), from class-level annotations and ``self.attr`` assignments of a
+    constructor call, an annotation or an annotated parameter: how a typed receiver's
+    attribute chain (``ctx.store.save()``) is followed across modules.
     """
 
     language: str
@@ -181,3 +193,4 @@ class FileSymbols:
     stars: tuple[ImportSite, ...] = ()
     error: str | None = None
     detailed: bool = False
+    fields: tuple[tuple[str, str], ...] = ()

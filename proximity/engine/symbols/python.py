@@ -8,6 +8,14 @@ top-level names and its import bindings), attribute chains rooted at them, and a
 write). A detailed extraction (``detail=True``, used on the two sides of a changed file) also
 fills each definition's normalised header and body and its return-shape summary, and records
 method calls on unknown objects (``obj.process()``), which the linker matches by name.
+
+A detailed extraction also infers receiver types (issue 30): a variable's type from its
+annotation, an annotated parameter, ``x = Cart(...)`` or ``with Cart() as x``, and a field's
+from the class's ``fields``; a call, read or write through a typed receiver is recorded under
+the type (``Cart.add``, ``via`` the variable), protocol calls (``in``, ``[]``, ``len()``,
+``str()``, iteration, operators) as calls of the dunder method, and writes of module state
+(``global`` names, mutation or item assignment of a module variable, an imported module's
+attribute) as ``write`` references. Every extraction records class ``fields``.
 """
 
 from __future__ import annotations
@@ -30,6 +38,25 @@ from proximity.engine.symbols.model import (
 from proximity.engine.symbols.pyast import call_shape, dotted, python_signature, return_shapes
 
 __all__ = ["extract_python_symbols", "python_signature"]
+
+_COMPARE = {
+    ast.Eq: "__eq__", ast.NotEq: "__ne__", ast.Lt: "__lt__", ast.LtE: "__le__",
+    ast.Gt: "__gt__", ast.GtE: "__ge__",
+}  # fmt: skip
+_BINARY = {
+    ast.Add: "__add__", ast.Sub: "__sub__", ast.Mult: "__mul__", ast.Div: "__truediv__",
+    ast.FloorDiv: "__floordiv__", ast.Mod: "__mod__", ast.Pow: "__pow__",
+    ast.MatMult: "__matmul__", ast.BitAnd: "__and__", ast.BitOr: "__or__",
+    ast.BitXor: "__xor__", ast.LShift: "__lshift__", ast.RShift: "__rshift__",
+}  # fmt: skip
+_UNARY = {ast.USub: "__neg__", ast.UAdd: "__pos__", ast.Invert: "__invert__"}
+_PROTOCOL_BUILTINS = {
+    "len": "__len__", "str": "__str__", "repr": "__repr__", "iter": "__iter__",
+    "bool": "__bool__", "hash": "__hash__", "abs": "__abs__", "next": "__next__",
+    "reversed": "__reversed__", "format": "__format__", "bytes": "__bytes__",
+    "int": "__int__", "float": "__float__",
+}  # fmt: skip
+_SUBSCRIPT = {ast.Load: "__getitem__", ast.Store: "__setitem__", ast.Del: "__delitem__"}
 
 _MUTATORS = frozenset({
     "append", "extend", "insert", "remove", "pop", "clear", "update", "setdefault", "add",
@@ -65,6 +92,79 @@ def _child_fields(kind: type) -> tuple[str, ...]:
     return hit
 
 
+def _annotation(node: ast.expr | None) -> str | None:
+    """The class an annotation names (``Cart``, ``models.Cart``, ``Optional[Cart]``,
+    ``Cart | None``, ``"Cart"``), as written; ``None`` for anything else or a builtin."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            node = ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if isinstance(node, ast.Subscript) and dotted(node.value) in ("Optional", "typing.Optional"):
+        return _annotation(node.slice)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        for one, other in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(other, ast.Constant) and other.value is None:
+                return _annotation(one)
+        return None
+    chain = dotted(node) if isinstance(node, ast.expr) else None
+    return chain if chain is not None and chain.split(".")[0] not in _BUILTINS else None
+
+
+def _constructed(value: ast.expr | None) -> str | None:
+    """``Cart`` of ``Cart(...)``: the callee as written (the linker keeps it only if it is a
+    class)."""
+    if not isinstance(value, ast.Call):
+        return None
+    chain = dotted(value.func)
+    return chain if chain is not None and chain.split(".")[0] not in _BUILTINS else None
+
+
+def _class_fields(node: ast.ClassDef) -> dict[str, str]:
+    """``{attr: type}`` of one class: class-level annotations and assignments (a class
+    attribute without a known type maps to ``""``), typed properties, and ``self.attr``
+    assigned a constructor call, an annotation or an annotated parameter in a method's own
+    statements (nested blocks are not searched: cheap enough for every base file)."""
+    out: dict[str, str] = {}
+    for stmt in node.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            out.setdefault(stmt.target.id, _annotation(stmt.annotation) or "")
+        elif isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                if isinstance(target, ast.Name):
+                    out.setdefault(target.id, _constructed(stmt.value) or "")
+        elif isinstance(stmt, _FUNCTIONS):
+            _method_fields(stmt, out)
+    return out
+
+
+def _method_fields(node: ast.FunctionDef | ast.AsyncFunctionDef, out: dict[str, str]) -> None:
+    params = [*node.args.posonlyargs, *node.args.args]
+    if any(dotted(d) == "property" for d in node.decorator_list):
+        typed = _annotation(node.returns)
+        if typed:
+            out.setdefault(node.name, typed)
+        return
+    if not params or any(dotted(d) == "staticmethod" for d in node.decorator_list):
+        return
+    me = params[0].arg
+    types = {a.arg: _annotation(a.annotation) for a in (*params[1:], *node.args.kwonlyargs)}
+    for stmt in node.body:
+        targets: list[ast.expr]
+        if isinstance(stmt, ast.AnnAssign):
+            targets, typed = [stmt.target], _annotation(stmt.annotation)
+        elif isinstance(stmt, ast.Assign):
+            value = stmt.value
+            by_param = types.get(value.id) if isinstance(value, ast.Name) else None
+            targets, typed = stmt.targets, _constructed(value) or by_param
+        else:
+            continue
+        for target in targets:
+            chain = dotted(target) if isinstance(target, ast.Attribute) else None
+            if typed and chain is not None and chain.count(".") == 1 and chain.startswith(me + "."):
+                out.setdefault(chain.split(".")[1], typed)
+
+
 def _marks(text: str, names: set[str]) -> list[int]:
     """Sorted line numbers that show a name worth recording (or ``self``/``cls``, or an
     import, whose names join the set): a statement without one is skipped unvisited.
@@ -92,6 +192,10 @@ class _Extractor:
         self.bindings: list[Binding] = []
         self.stars: list[ImportSite] = []
         self.constants: set[str] = set()
+        self.fields: list[tuple[str, str]] = []
+        # detail only: per function scope, the inferred types of its names, and its globals
+        self.envs: dict[str, dict[str, str]] = {}
+        self.globals: dict[str, set[str]] = {}
         # After ``from m import *`` (legal at module level only, where the pre-pass looks)
         # any bare call may name a symbol of m: calls are recorded whatever their name
         # (builtins aside) and no statement can be skipped.
@@ -153,6 +257,8 @@ class _Extractor:
     def compound(self, stmt: ast.stmt, scope: str, cls: str | None, me: str | None) -> None:
         """``if``/``for``/``while``/``with``/``try``/``match``: conditions as expressions, each
         block as statements, so a conditional ``def`` or constant is still indexed."""
+        if self.detail and isinstance(stmt, ast.For | ast.AsyncFor):
+            self._dunder(stmt.iter, "__iter__", stmt.lineno, scope, me, 0)
         for name, value in ast.iter_fields(stmt):
             if name in ("body", "orelse", "finalbody"):
                 self.body(value, scope, cls, me)
@@ -201,6 +307,7 @@ class _Extractor:
             header = self._header(node)
             body = self._text(node.body, node.name, skip=())
             returns = return_shapes(node)
+            self._environment(node, qualname)
         self.definitions.append(
             Definition(
                 qualname,
@@ -228,6 +335,15 @@ class _Extractor:
             return
         qualname = f"{cls}.{node.name}" if cls else node.name
         start, end = self._span(node)
+        self.fields.extend((f"{qualname}.{k}", v) for k, v in _class_fields(node).items())
+        if self.detail:  # class attributes set in the class body: writes of class state
+            for stmt in node.body:
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else []
+                targets = [stmt.target] if isinstance(stmt, ast.AnnAssign) else targets
+                for t in targets:
+                    if isinstance(t, ast.Name):
+                        ref = Reference(f"{qualname}.{t.id}", "write", stmt.lineno, qualname)
+                        self.references.append(ref)
         header = body = ""
         if self.detail:
             header = "|".join(ast.unparse(x) for x in (*node.decorator_list, *node.bases))
@@ -273,6 +389,116 @@ class _Extractor:
         self.interesting.add(binding.local)
         self.references.append(Reference(binding.local, "import", line, scope))
 
+    def _environment(self, node: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str) -> None:
+        """Types of a function's names, flow-insensitively: a name given two different types
+        has none. Also the names it declares ``global``."""
+        seen: dict[str, str | None] = {}
+
+        def give(name: str, typed: str | None) -> None:
+            if typed is not None or name in seen:
+                seen[name] = typed if seen.get(name, typed) == typed else None
+
+        args = node.args
+        for a in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+            give(a.arg, _annotation(a.annotation))
+        for item in ast.walk(node):
+            if isinstance(item, ast.Assign):
+                value = item.value
+                typed = _constructed(value)
+                if typed is None and isinstance(value, ast.Name):
+                    typed = seen.get(value.id)
+                for target in item.targets:
+                    if isinstance(target, ast.Name):
+                        seen[target.id] = typed if seen.get(target.id, typed) == typed else None
+            elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                give(item.target.id, _annotation(item.annotation))
+            elif isinstance(item, ast.withitem) and isinstance(item.optional_vars, ast.Name):
+                give(item.optional_vars.id, _constructed(item.context_expr))
+            elif isinstance(item, ast.Global):
+                self.globals.setdefault(qualname, set()).update(item.names)
+        env = {k: v for k, v in seen.items() if v}
+        if env:
+            self.envs[qualname] = env
+
+    def _typed(self, expr: ast.AST, scope: str, me: str | None) -> tuple[str, str] | None:
+        """``(type, via)`` of an expression whose class is known: a typed name, ``self``, or
+        an attribute chain on one (``ctx.store``: ``Context.store``, the linker follows the
+        field's type)."""
+        chain = dotted(expr) if isinstance(expr, ast.expr) else None
+        if chain is None:
+            return None
+        root, _, rest = chain.partition(".")
+        if me is not None and root == me:
+            if "." not in scope:
+                return None
+            typed, via = scope.rsplit(".", 1)[0], f"self.{rest}" if rest else "self"
+        else:
+            found = self.envs.get(scope, {}).get(root)
+            if found is None:
+                return None
+            typed, via = found, chain
+        return (f"{typed}.{rest}" if rest else typed), via
+
+    def _dunder(
+        self, expr: ast.AST, method: str, line: int, scope: str, me: str | None, n: int = 1
+    ) -> None:
+        typed = self._typed(expr, scope, me)
+        if typed is not None:
+            name = f"{typed[0]}.{method}"
+            self.references.append(Reference(name, "call", line, scope, CallShape(n), typed[1]))
+
+    def _protocol(self, item: ast.AST, scope: str, me: str | None) -> None:
+        """Protocol calls as calls of the receiver's dunder method (detail only)."""
+        kind = type(item)
+        if kind is ast.Compare:
+            compare: ast.Compare = item  # type: ignore[assignment]
+            left = compare.left
+            for op, right in zip(compare.ops, compare.comparators, strict=True):
+                if isinstance(op, ast.In | ast.NotIn):
+                    self._dunder(right, "__contains__", compare.lineno, scope, me)
+                elif type(op) in _COMPARE:
+                    self._dunder(left, _COMPARE[type(op)], compare.lineno, scope, me)
+                left = right
+        elif kind is ast.BinOp:
+            binary: ast.BinOp = item  # type: ignore[assignment]
+            if type(binary.op) in _BINARY:
+                self._dunder(binary.left, _BINARY[type(binary.op)], binary.lineno, scope, me)
+        elif kind is ast.UnaryOp:
+            unary: ast.UnaryOp = item  # type: ignore[assignment]
+            if type(unary.op) in _UNARY:
+                self._dunder(unary.operand, _UNARY[type(unary.op)], unary.lineno, scope, me, 0)
+        elif kind is ast.Subscript:
+            sub: ast.Subscript = item  # type: ignore[assignment]
+            method = _SUBSCRIPT.get(type(sub.ctx), "__getitem__")
+            self._dunder(sub.value, method, sub.lineno, scope, me, 2 if method[2] == "s" else 1)
+        elif kind is ast.Call:
+            call: ast.Call = item  # type: ignore[assignment]
+            func = call.func
+            if (
+                isinstance(func, ast.Name)
+                and func.id in _PROTOCOL_BUILTINS
+                and func.id not in self.interesting
+                and len(call.args) == 1
+            ):
+                self._dunder(call.args[0], _PROTOCOL_BUILTINS[func.id], call.lineno, scope, me, 0)
+        elif kind is ast.comprehension:
+            loop: ast.comprehension = item  # type: ignore[assignment]
+            line = getattr(loop.iter, "lineno", 0)
+            self._dunder(loop.iter, "__iter__", line, scope, me, 0)
+
+    def _state_write(self, chain: str, line: int, scope: str, me: str | None) -> None:
+        """A write of module or object state outside ``self``: a module variable's item or
+        attribute, an imported module's attribute, a typed receiver's field (detail only)."""
+        root, _, rest = chain.partition(".")
+        if me is not None and root == me:
+            return  # recorded as a write of self.<attr> already
+        if root in self.interesting:
+            self.references.append(Reference(chain, "write", line, scope))
+            return
+        found = self.envs.get(scope, {}).get(root)
+        if found is not None and rest:
+            self.references.append(Reference(f"{found}.{rest}", "write", line, scope, None, root))
+
     # expressions ------------------------------------------------------------------------
 
     def _attribute(
@@ -298,10 +524,28 @@ class _Extractor:
                 return
             if kind == "call" and "." not in rest:
                 self.references.append(Reference(chain, "call", line, scope, shape))
+            elif kind == "call" and self.detail and "." in scope:  # self.store.save()
+                typed = f"{scope.rsplit('.', 1)[0]}.{rest}"
+                receiver = f"self.{rest.rsplit('.', 1)[0]}"
+                self.references.append(Reference(typed, "call", line, scope, shape, receiver))
             return
         open_call = self.starred and shape is not None and not rest and root not in _BUILTINS
         if root in self.interesting or open_call:
             self.references.append(Reference(chain, "call" if shape else "use", line, scope, shape))
+            if self.detail and kind in ("read", "write") and rest:
+                # a class attribute or a module's variable: state the linker may resolve
+                self.references.append(Reference(chain, kind, line, scope))
+            elif self.detail and kind == "call" and rest and chain.rsplit(".", 1)[-1] in _MUTATORS:
+                self.references.append(Reference(chain.rsplit(".", 1)[0], "write", line, scope))
+        elif self.detail and rest and root in self.envs.get(scope, {}):
+            typed = f"{self.envs[scope][root]}.{rest}"
+            access = "read" if kind == "use" else kind
+            receiver = chain.rsplit(".", 1)[0]  # ctx.store of ctx.store.save()
+            self.references.append(Reference(typed, access, line, scope, shape, receiver))
+            if kind == "call" and "." in rest and rest.rsplit(".", 1)[-1] in _MUTATORS:
+                self.references.append(
+                    Reference(typed.rsplit(".", 1)[0], "write", line, scope, None, root)
+                )
         elif self.detail and kind == "call" and rest:
             # obj.method(...): the linker matches the method by a unique name in the index
             member = rest.rsplit(".", 1)[-1]
@@ -316,12 +560,18 @@ class _Extractor:
         stack: list[ast.AST] = [node]
         pop, push, extend = stack.pop, stack.append, stack.extend
         interesting, references = self.interesting, self.references
+        detail = self.detail
+        declared = self.globals.get(scope, ())
         while stack:
             item = pop()
             kind = type(item)
+            if detail:
+                self._protocol(item, scope, me)
             if kind is ast.Name:
                 if type(item.ctx) is ast.Load and item.id in interesting:  # type: ignore[attr-defined]
                     references.append(Reference(item.id, "use", item.lineno, scope))  # type: ignore[attr-defined]
+                elif item.id in declared and type(item.ctx) is ast.Store:  # type: ignore[attr-defined]
+                    references.append(Reference(item.id, "write", item.lineno, scope))  # type: ignore[attr-defined]
             elif kind is ast.Call:
                 call: ast.Call = item  # type: ignore[assignment]
                 chain = dotted(call.func)
@@ -346,6 +596,8 @@ class _Extractor:
                     self._attribute(chain, "write", subscript.lineno, scope, me)
                 else:
                     push(subscript.value)
+                    if detail and chain is not None:
+                        self._state_write(chain, subscript.lineno, scope, me)
                 push(subscript.slice)
             elif kind is ast.AugAssign:
                 augmented: ast.AugAssign = item  # type: ignore[assignment]
@@ -424,4 +676,5 @@ def extract_python_symbols(source: bytes | str, *, detail: bool = False) -> File
         tuple(extractor.stars),
         None,
         detail,
+        tuple(extractor.fields),
     )

@@ -20,6 +20,7 @@ from proximity.engine.symbols.index import SymbolIndex
 from proximity.engine.symbols.model import (
     SYMBOL_VERSION,
     CallShape,
+    Definition,
     Reference,
     Signature,
     split_id,
@@ -38,6 +39,7 @@ __all__ = [
 
 Span = tuple[int, int]
 _USE_KINDS = frozenset({"call", "use", "import", "export"})
+_STATE_KINDS = frozenset({"read", "write"})
 _JS_METHODS = """push map filter reduce forEach then catch finally join split slice splice includes
 indexOf find findIndex some every concat replace trim keys values entries has get set delete add
 clear toString valueOf apply call bind emit on off once log error warn info debug"""
@@ -85,6 +87,8 @@ class SymbolUse:
     ``exact``: resolved through the imports (else matched by a unique method name).
     ``bound``: a call that passes the instance implicitly (``obj.m()``, not ``Class.m(obj)``).
     ``near``: definitions ``symbol`` itself uses that some agent changed (one hop further).
+    ``kind`` ``read``/``write``: an access to state (a module variable, a class attribute, an
+    object's field) on the changed lines.
     """
 
     symbol: str
@@ -98,6 +102,11 @@ class SymbolUse:
     added: bool = True
     bound: bool = False
     near: tuple[str, ...] = ()
+    via: str = ""
+    """The receiver whose inferred type resolved it (``ctx.store``, ``self``), if any."""
+    unchanged: bool = False
+    """On an unchanged line of a function this side changed: kept only for a call through an
+    attribute of one of its parameters (``def f(ctx): ctx.store.save()``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +132,15 @@ def _outcome(change: DefinitionChange, renamed_to: str | None) -> str:
     return hashlib.sha1("\0".join(parts).encode(), usedforsecurity=False).hexdigest()[:16]
 
 
+def _interface(d: Definition | None) -> str:
+    """What a caller or reader is written against: parameters, or a field's declared type."""
+    if d is None:
+        return ""
+    if d.signature is not None:
+        return d.signature.text
+    return d.header if d.kind == "field" else ""
+
+
 def _symbol_change(fc: FileChanges, change: DefinitionChange) -> SymbolChange:
     added = change.changes == ("added",)
     home = fc.path if added else fc.base_path
@@ -138,14 +156,14 @@ def _symbol_change(fc: FileChanges, change: DefinitionChange) -> SymbolChange:
         lines=(after.start, after.end) if after is not None else None,
         base_lines=(before.start, before.end) if before is not None else None,
         renamed_to=renamed_to,
-        before=before.signature.text if before is not None and before.signature else "",
-        after=after.signature.text if after is not None and after.signature else "",
+        before=_interface(before),
+        after=_interface(after),
         signature=after.signature if after is not None else None,
         bound=after.bound if after is not None else bool(before and before.bound),
         returns_before=before.returns if before is not None else (),
         returns_after=after.returns if after is not None else (),
         outcome=_outcome(change, renamed_to),
-        cls=symbol_id(home, parent) if change.kind == "method" and parent else None,
+        cls=symbol_id(home, parent) if change.kind in ("method", "field") and parent else None,
         writes=change.writes,
         accesses=change.accesses,
     )
@@ -186,6 +204,37 @@ def _scope_id(fc: FileChanges, scope: str, renamed_back: Mapping[str, str]) -> s
     return symbol_id(fc.base_path if scope in base_names else fc.path, scope)
 
 
+def _field_uses(
+    fc: FileChanges,
+    index: SymbolIndex,
+    targets: Sequence[str | None],
+    renamed_back: Mapping[str, str],
+) -> list[SymbolUse]:
+    """Reads and writes, on the changed lines, of a field (JS/TS: a class field, an interface's
+    or object type's member, an object literal's property): uses of it, so its removal, rename
+    or new type meets them as a call meets a changed function. Python's ``self.x`` is no field
+    definition and stays with the attribute rule."""
+    head = fc.head
+    added = set(fc.added)
+    out: list[SymbolUse] = []
+    if head is None:
+        return out
+    for k in fc.touched:
+        ref, target = head.references[k], targets[k]
+        if ref.kind not in ("read", "write") or target is None:
+            continue
+        if fc.path != fc.base_path and target.startswith(fc.path + "::"):
+            target = symbol_id(fc.base_path, split_id(target)[1])
+        definition = index.definition(target)
+        if definition is None or definition.kind != "field":
+            continue
+        scope = _scope_id(fc, ref.scope, renamed_back)
+        out.append(
+            SymbolUse(target, ref.name, ref.kind, fc.path, ref.line, scope, added=k in added)
+        )
+    return out
+
+
 def _bound_call(ref: Reference, target: str) -> bool:
     """Does the call pass the instance itself? ``Class.method(x)`` does not; ``x.method()``,
     ``self.method()`` and a method matched by name do."""
@@ -197,24 +246,89 @@ def _bound_call(ref: Reference, target: str) -> bool:
     return not (len(parts) >= 2 and parts[-2] == owner)
 
 
+def _is_state(index: SymbolIndex, target: str) -> bool:
+    """A module variable, or an attribute of a class (a field, declared or not)."""
+    definition = index.definition(target)
+    if definition is not None:
+        return definition.kind in ("constant", "function", "method")  # a property is state
+    path, qualname = split_id(target)
+    owner = (
+        index.definition(symbol_id(path, qualname.rsplit(".", 1)[0])) if "." in qualname else None
+    )
+    return owner is not None and owner.kind == "class"
+
+
+def _parameter_calls(
+    fc: FileChanges, index: SymbolIndex, targets: Sequence[str | None]
+) -> list[SymbolUse]:
+    """Calls through an attribute of a parameter (``ctx.store.save()``, typed) on unchanged
+    lines of a function whose body this side changed: the object the function is handed is
+    what its change works on, so a change to the called method's behaviour meets it."""
+    head = fc.head
+    changed = {
+        c.after.qualname: c.after
+        for c in fc.definitions
+        if c.after is not None and c.kind in ("function", "method") and "body" in c.changes
+    }
+    if head is None or not changed:
+        return []
+    touched = set(fc.touched)
+    renamed_back = {c.renamed_to: c.qualname for c in fc.definitions if c.renamed_to}
+    out = []
+    for k, ref in enumerate(head.references):
+        d = changed.get(ref.scope)
+        if d is None or k in touched or ref.kind != "call" or "." not in ref.via:
+            continue
+        params = [p.name for p in d.signature.params] if d.signature is not None else []
+        if ref.via.split(".")[0] not in params[1 if d.bound else 0 :]:
+            continue
+        target = targets[k]
+        definition = index.definition(target) if target is not None else None
+        if target is None or definition is None or definition.kind not in ("function", "method"):
+            continue
+        scope = _scope_id(fc, ref.scope, renamed_back)
+        use = SymbolUse(target, ref.name, "call", fc.path, ref.line, scope, ref.call)
+        out.append(replace(use, added=False, bound=True, via=ref.via, unchanged=True))
+    return out
+
+
 def _uses(fc: FileChanges, index: SymbolIndex) -> list[SymbolUse]:
     head = fc.head
-    if head is None or not fc.touched:
+    if head is None:
+        return []
+    if not fc.touched and not any("body" in c.changes for c in fc.definitions):
         return []
     targets = index.link_foreign(fc.path, head).targets
+    return _touched_uses(fc, index, targets) + _parameter_calls(fc, index, targets)
+
+
+def _touched_uses(
+    fc: FileChanges, index: SymbolIndex, targets: Sequence[str | None]
+) -> list[SymbolUse]:
+    head = fc.head
+    if head is None:
+        return []
     renamed_back = {c.renamed_to: c.qualname for c in fc.definitions if c.renamed_to}
     added = set(fc.added)
     out: list[SymbolUse] = []
     for k in fc.touched:
         ref = head.references[k]
-        if ref.kind not in _USE_KINDS:
+        state = ref.kind in _STATE_KINDS
+        if ref.kind not in _USE_KINDS and not state:
             continue
         target, exact = targets[k], True
         if target is not None and fc.path != fc.base_path and target.startswith(fc.path + "::"):
             target = symbol_id(fc.base_path, split_id(target)[1])
         member = ref.name.rsplit(".", 1)[-1]
-        if target is None and ref.kind == "call" and member not in _COMMON_METHODS:
+        if target is None and ref.kind == "call" and not ref.via and member not in _COMMON_METHODS:
             target, exact = index.unique_callable(member), False
+        if state:
+            if target is not None and _is_state(index, target):
+                scope = _scope_id(fc, ref.scope, renamed_back)
+                out.append(
+                    SymbolUse(target, ref.name, ref.kind, fc.path, ref.line, scope, via=ref.via)
+                )
+            continue
         definition = index.definition(target) if target is not None else None
         if target is None or definition is None:
             continue
@@ -229,12 +343,34 @@ def _uses(fc: FileChanges, index: SymbolIndex) -> list[SymbolUse]:
             ref.call,
             exact,
             k in added,
-            _bound_call(ref, target),
+            bool(ref.via) or _bound_call(ref, target),
+            via=ref.via,
         )
         out.append(use)
         init = f"{target}.__init__"
         if definition.kind == "class" and ref.kind == "call" and index.definition(init):
             out.append(replace(use, symbol=init, bound=True))  # the constructor is called too
+    return out + _field_uses(fc, index, targets, renamed_back)
+
+
+def _state_changes(
+    changes: Sequence[SymbolChange], uses: Sequence[SymbolUse]
+) -> list[SymbolChange]:
+    """A write of state on the changed lines is a change of that state (kind ``state``), so
+    every rule that joins a change with another side's use or change applies to it: another
+    side's read or write on its changed lines is a read/write hazard (issue 30)."""
+    have = {c.symbol for c in changes}
+    out: list[SymbolChange] = []
+    for u in uses:
+        if u.kind != "write" or u.symbol in have:
+            continue
+        have.add(u.symbol)
+        digest = hashlib.sha1(
+            f"state\0{u.path}\0{u.line}\0{u.name}".encode(), usedforsecurity=False
+        ).hexdigest()[:16]
+        out.append(
+            SymbolChange(u.symbol, "state", ("state",), u.path, (u.line, u.line), outcome=digest)
+        )
     return out
 
 
@@ -242,7 +378,8 @@ def agent_side(files: Sequence[FileChanges], index: SymbolIndex) -> SymbolSide:
     """One agent's changes as channel input (without ``near``; see :func:`symbol_data`)."""
     changes = [(fc, c) for fc in files for c in fc.definitions]
     uses = [u for fc in files for u in _uses(fc, index)]
-    return SymbolSide(tuple(_moves(changes)), tuple(uses))
+    moved = _moves(changes)
+    return SymbolSide(tuple(moved + _state_changes(moved, uses)), tuple(uses))
 
 
 def _near(
@@ -297,7 +434,7 @@ def with_neighbours(
             changes.append(c)
         uses = []
         for u in side.uses:
-            near = tuple(g for g in index.uses(u.symbol) if g in changed)
+            near = () if u.unchanged else tuple(g for g in index.uses(u.symbol) if g in changed)
             if near or u.symbol in changed:  # any other use can raise no pair: left out
                 uses.append(replace(u, near=near))
         out[agent] = SymbolSide(tuple(changes), tuple(uses))

@@ -17,10 +17,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
-
-if TYPE_CHECKING:
-    from proximity.sources.git.readcache import GitReadCache
+from typing import Any, Protocol, TypeVar
 
 __all__ = [
     "DIFF_ARGS",
@@ -50,7 +47,23 @@ _DEADLINE: ContextVar[float | None] = ContextVar("git_deadline", default=None)
 # noticed their deadline (kill_running).
 _RUNNING: set[int] = set()
 _RUNNING_LOCK = threading.Lock()
-_READ_CACHE: GitReadCache | None = None
+
+
+class ReadCache(Protocol):
+    """What :func:`git` asks of a read cache (:class:`proximity.sources.git.readcache.GitReadCache`,
+    which builds on this module, so the runner names only the shape it calls)."""
+
+    verbs: frozenset[str]
+
+    def answer(
+        self,
+        cwd: str,
+        args: Sequence[str],
+        run: Callable[[Sequence[str]], tuple[int, bytes, bytes]],
+    ) -> tuple[int, bytes, bytes]: ...
+
+
+_READ_CACHE: ReadCache | None = None
 
 
 class GitError(RuntimeError):
@@ -136,7 +149,7 @@ def _env(extra: Mapping[str, str] | None) -> dict[str, str]:
     return env
 
 
-def use_read_cache(cache: GitReadCache | None) -> None:
+def use_read_cache(cache: ReadCache | None) -> None:
     """Answer read-only calls from ``cache`` from now on (a long-lived process's; see
     :mod:`proximity.sources.git.readcache`)."""
     global _READ_CACHE
@@ -193,9 +206,7 @@ def git(
     """
     cache = _READ_CACHE
     if cache is not None and env is None and stdin is None and preexec is None:
-        from proximity.sources.git.readcache import CACHED_VERBS
-
-        if args and args[0] in CACHED_VERBS:
+        if args and args[0] in cache.verbs:
             where = str(Path(cwd).absolute())
             code, out, err = cache.answer(
                 where, list(args), lambda a: _execute(where, a, None, None, None)

@@ -59,6 +59,8 @@ class _Entry:
 class GitReadCache:
     """The remembered answers and the observer that invalidates them; thread-safe."""
 
+    verbs = CACHED_VERBS
+
     def __init__(self, observer: Any) -> None:
         self._observer = observer
         self._lock = threading.Lock()

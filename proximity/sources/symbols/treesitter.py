@@ -2,17 +2,21 @@
 
 Definitions come from the module's top-level statements (functions, classes and their
 methods, ``const``/``let``/``var`` declarators, TypeScript interfaces, type aliases and enums),
-exported or not; imports and re-exports become bindings, ``export * from`` star sites. The
-references come from one query over the tree: calls, ``new``, member chains rooted at a name
-or ``this``, and names that denote an import or a top-level definition. The parsers are the
-import graph's (``proximity.sources.imports.treesitter``), one per language and thread.
+exported or not; imports and re-exports become bindings, ``export * from`` star sites. Members
+are symbols of their own: a class's methods and fields, an interface's or object type's
+members (fields), an object literal's functions (methods) and other properties (fields), so
+``api.load`` and ``api.save`` are two symbols and ``Order.total`` one. The references come from
+one query over the tree: calls, ``new``, member chains rooted at a name or ``this``, names that
+denote an import or a top-level definition, and member reads through a local whose type is
+declared (``order: Order``, ``const c = new Cart()``, ``const { total } = order``), written as
+``Order.total`` so the linker resolves them to the field. The parsers are the import graph's
+(``proximity.sources.imports.treesitter``), one per language and thread.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from operator import attrgetter
 
 import tree_sitter
 
@@ -36,12 +40,34 @@ _REFERENCES = """
 (new_expression constructor: (identifier) @call)
 (new_expression constructor: (member_expression) @callm)
 (member_expression) @member
+(object_pattern) @pattern
 (identifier) @name
+(variable_declarator name: (identifier) @typed value: (new_expression))
 """
+_TS_REFERENCES = """
+(required_parameter pattern: (identifier) @typed type: (type_annotation))
+(optional_parameter pattern: (identifier) @typed type: (type_annotation))
+(variable_declarator name: (identifier) @typed type: (type_annotation))
+"""
+"""Locals given a type somewhere in the file: only these are looked up by ``type_of``."""
 _FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration"})
 _CLASSES = frozenset({"class_declaration", "abstract_class_declaration", "class"})
 _TYPES = frozenset({"interface_declaration", "type_alias_declaration", "enum_declaration"})
 _VARIABLES = frozenset({"lexical_declaration", "variable_declaration"})
+_FIELDS = frozenset({"public_field_definition", "field_definition"})
+_SIGNATURES = frozenset({"property_signature", "method_signature"})
+_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function"})
+_FUNCTION_SCOPES = frozenset(
+    {
+        "function_declaration",
+        "generator_function_declaration",
+        "function_expression",
+        "function",
+        "arrow_function",
+        "method_definition",
+    }
+)
+_BLOCKS = frozenset({"statement_block", "program"})
 _MUTATORS = frozenset(
     [
         "push",
@@ -61,7 +87,14 @@ _MUTATORS = frozenset(
 _WRITE_PARENTS = frozenset(
     {"assignment_expression", "augmented_assignment_expression", "update_expression"}
 )
-_REFERENCE_ORDER = attrgetter("line", "kind", "name")
+
+
+def _reference_order(r: Reference) -> tuple[object, ...]:
+    """A total order: the query's captures of one pattern do not always come in one order."""
+    shape = (r.call.positional, r.call.keywords, r.call.starred) if r.call is not None else ()
+    return (r.line, r.kind, r.name, r.scope, shape)
+
+
 _queries: dict[str, tree_sitter.Query] = {}
 _lock = threading.Lock()
 
@@ -72,7 +105,10 @@ def _query(language: str) -> tree_sitter.Query:
         return hit
     with _lock:  # built once per language; read-only afterwards
         if language not in _queries:
-            _queries[language] = tree_sitter.Query(tree_sitter_language(language), _REFERENCES)
+            extra = "" if language == "javascript" else _TS_REFERENCES
+            _queries[language] = tree_sitter.Query(
+                tree_sitter_language(language), _REFERENCES + extra
+            )
         return _queries[language]
 
 
@@ -84,6 +120,69 @@ def _end(node: tree_sitter.Node) -> int:
     return node.end_point[0] + 1
 
 
+def _without(node: tree_sitter.Node, skip: Iterable[tree_sitter.Node]) -> str:
+    """``node``'s text with the ``skip`` nodes inside it cut out (a class without its members),
+    by bytes (node offsets are byte offsets) and in one pass (a literal may hold thousands)."""
+    data, start = node.text or b"", node.start_byte
+    pieces, at = [], 0
+    for inner in sorted(skip, key=lambda n: n.start_byte):
+        a, b = inner.start_byte - start, inner.end_byte - start
+        if at <= a <= b:
+            pieces.append(data[at:a])
+            at = b
+    pieces.append(data[at:])
+    return b"".join(pieces).decode("utf-8", "replace")
+
+
+def _type_name(annotation: tree_sitter.Node | None) -> str | None:
+    """``Order`` of ``: Order``, ``: Order | undefined`` or ``: Order | null``; else None."""
+    if annotation is None:
+        return None
+    node = annotation.named_children[0] if annotation.type == "type_annotation" else annotation
+    if node is None:
+        return None
+    if node.type == "union_type":
+        named = [c for c in node.named_children if c.type != "literal_type"]
+        node = named[0] if len(named) == 1 else node
+    return _text(node) if node.type == "type_identifier" else None
+
+
+def _value_type(value: tree_sitter.Node | None) -> str | None:
+    """``Cart`` of ``new Cart(...)``."""
+    if value is not None and value.type == "new_expression":
+        ctor = value.child_by_field_name("constructor")
+        if ctor is not None and ctor.type == "identifier":
+            return _text(ctor)
+    return None
+
+
+def _declared_types(scope: tree_sitter.Node) -> dict[str, str]:
+    """Names a function's parameters or a block's declarations give a type."""
+    out: dict[str, str] = {}
+    if scope.type in _FUNCTION_SCOPES:
+        params = scope.child_by_field_name("parameters")
+        for p in params.named_children if params is not None else ():
+            pattern = p.child_by_field_name("pattern")
+            found = _type_name(p.child_by_field_name("type"))
+            if pattern is not None and pattern.type == "identifier" and found:
+                out[_text(pattern)] = found
+        return out
+    for statement in scope.named_children:
+        if statement.type == "export_statement":
+            statement = statement.child_by_field_name("declaration") or statement
+        if statement.type not in _VARIABLES:
+            continue
+        for d in statement.named_children:
+            target = d.child_by_field_name("name")
+            if d.type != "variable_declarator" or target is None or target.type != "identifier":
+                continue
+            found = _type_name(d.child_by_field_name("type"))
+            found = found or _value_type(d.child_by_field_name("value"))
+            if found:
+                out[_text(target)] = found
+    return out
+
+
 class _Builder:
     def __init__(self, detail: bool) -> None:
         self.detail = detail
@@ -93,6 +192,26 @@ class _Builder:
         self.exports: list[tuple[str, str]] = []
         self.stars: list[ImportSite] = []
         self.names: set[str] = set()
+        self._declared: dict[tuple[int, int, str], dict[str, str]] = {}
+        self.typed: set[str] = set()  # names some declaration in the file gives a type
+
+    def type_of(self, node: tree_sitter.Node, name: str) -> str | None:
+        """The declared type of local ``name`` seen from ``node``: the innermost function's
+        annotated parameters, then each enclosing block's annotated or ``new``-initialised
+        declarations (shadowing by untyped names is not followed)."""
+        if name not in self.typed:
+            return None
+        scope = node.parent
+        while scope is not None:
+            if scope.type in _FUNCTION_SCOPES or scope.type in _BLOCKS:
+                key = (scope.start_byte, scope.end_byte, scope.type)
+                found = self._declared.get(key)
+                if found is None:
+                    found = self._declared[key] = _declared_types(scope)
+                if name in found:
+                    return found[name]
+            scope = scope.parent
+        return None
 
     def define(
         self,
@@ -110,13 +229,7 @@ class _Builder:
         name = qualname.rsplit(".", 1)[-1]
         if self.detail:
             header = " ".join(_text(params).split()) if params is not None else ""
-            raw = _text(body if body is not None else node)
-            if body is not None:
-                start = body.start_byte
-                for inner in sorted(skip, key=lambda n: -n.start_byte):  # cut the methods out
-                    a, b = inner.start_byte - start, inner.end_byte - start
-                    raw = raw[:a] + raw[b:] if 0 <= a <= b else raw
-            text = normalised(raw, name)
+            text = normalised(_without(body if body is not None else node, skip), name)
             returns = return_shapes(body) if function else ()
         params_of = signature(params) if function else None
         definition = Definition(
@@ -199,20 +312,75 @@ def _require(b: _Builder, declarator: tree_sitter.Node) -> bool:
     return True
 
 
+def _member_name(node: tree_sitter.Node) -> str:
+    """A class member's, object property's or type member's name (quotes dropped)."""
+    name = node.child_by_field_name("name")
+    if name is None:
+        name = node.child_by_field_name("property")  # JavaScript's field_definition
+    if name is None:
+        name = node.child_by_field_name("key")  # an object literal's pair
+    if name is None or name.type == "computed_property_name":
+        return ""
+    return _text(name).strip("'\"")
+
+
+def _function(b: _Builder, node: tree_sitter.Node, qualname: str, kind: str) -> None:
+    params = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
+    body = node.child_by_field_name("body")
+    b.define(node, qualname, kind, params=params, body=body, function=True)
+
+
 def _class(b: _Builder, node: tree_sitter.Node, name: str) -> None:
     body = node.child_by_field_name("body")
-    methods = [c for c in body.named_children if c.type == "method_definition"] if body else []
-    b.define(node, name, "class", params=None, body=body, skip=methods)
-    for method in methods:
-        mname = _text(method.child_by_field_name("name"))
-        b.define(
-            method,
-            f"{name}.{mname}",
-            "method",
-            params=method.child_by_field_name("parameters"),
-            body=method.child_by_field_name("body"),
-            function=True,
-        )
+    members = [c for c in (body.named_children if body else ()) if c.type == "method_definition"]
+    fields = [c for c in (body.named_children if body else ()) if c.type in _FIELDS]
+    b.define(node, name, "class", params=None, body=body, skip=[*members, *fields])
+    for method in members:
+        _function(b, method, f"{name}.{_member_name(method)}", "method")
+    for field in fields:
+        if fname := _member_name(field):
+            kind = field.child_by_field_name("type")  # the declared type is the field's header
+            b.define(field, f"{name}.{fname}", "field", params=kind, body=field)
+
+
+def _type(b: _Builder, node: tree_sitter.Node, name: str) -> None:
+    """An interface, type alias or enum; the members of an object type are fields."""
+    shape = node.child_by_field_name("body") or node.child_by_field_name("value")
+    members: list[tree_sitter.Node] = []
+    if shape is not None and shape.type in ("interface_body", "object_type"):
+        members = [c for c in shape.named_children if c.type in _SIGNATURES]
+    b.define(node, name, "type", body=node, skip=members)
+    for member in members:
+        if mname := _member_name(member):
+            b.define(member, f"{name}.{mname}", "field", params=member, body=member)
+
+
+def _object(b: _Builder, declarator: tree_sitter.Node, name: str, value: tree_sitter.Node) -> None:
+    """``const api = { load() {}, save: function () {}, limit: 3 }``, or such a literal as a
+    call's first argument (``z.object({...})``, ``Object.freeze({...})``): the functions are
+    methods of ``name``, the other properties its fields."""
+    literal = value
+    if value.type == "call_expression":
+        args = value.child_by_field_name("arguments")
+        first = args.named_children[0] if args is not None and args.named_children else None
+        literal = first if first is not None and first.type == "object" else value
+    members = [c for c in literal.named_children if c.type in ("method_definition", "pair")]
+    members = [m for m in members if _member_name(m)] if literal.type == "object" else []
+    schema = literal is not value  # z.object({ total: z.number() }): the values are types
+    b.define(declarator, name, "constant", body=value, skip=members)
+    for member in members:
+        qualname = f"{name}.{_member_name(member)}"
+        inner = member.child_by_field_name("value") if member.type == "pair" else None
+        if member.type == "method_definition":
+            _function(b, member, qualname, "method")
+        elif inner is not None and inner.type in _FUNCTION_VALUES:
+            params = inner.child_by_field_name("parameters")
+            params = params or inner.child_by_field_name("parameter")
+            body = inner.child_by_field_name("body")
+            b.define(member, qualname, "method", params=params, body=body, function=True)
+        else:
+            header = inner if schema else None
+            b.define(member, qualname, "field", params=header, body=member)
 
 
 def _declaration(b: _Builder, node: tree_sitter.Node) -> None:
@@ -231,7 +399,7 @@ def _declaration(b: _Builder, node: tree_sitter.Node) -> None:
     elif kind in _CLASSES and name:
         _class(b, node, name)
     elif kind in _TYPES and name:
-        b.define(node, name, "type", body=node)
+        _type(b, node, name)
     elif kind in _VARIABLES:
         for declarator in node.named_children:
             if declarator.type != "variable_declarator" or _require(b, declarator):
@@ -257,8 +425,21 @@ def _declaration(b: _Builder, node: tree_sitter.Node) -> None:
                 )
             elif value is not None and value.type == "class":
                 _class(b, value, _text(target))
+            elif value is not None and _object_like(value):
+                _object(b, declarator, _text(target), value)
             else:
                 b.define(declarator, _text(target), "constant", body=value)
+
+
+def _object_like(value: tree_sitter.Node) -> bool:
+    if value.type == "object":
+        return True
+    if value.type != "call_expression":
+        return False
+    args = value.child_by_field_name("arguments")
+    return (
+        args is not None and bool(args.named_children) and args.named_children[0].type == "object"
+    )
 
 
 def _export(b: _Builder, node: tree_sitter.Node) -> None:
@@ -343,6 +524,7 @@ def _shape(call: tree_sitter.Node | None) -> CallShape:
 def _references(b: _Builder, tree: tree_sitter.Tree, query: tree_sitter.Query) -> None:
     captures = tree_sitter.QueryCursor(query).captures(tree.root_node)
     spans = _scopes(b)
+    b.typed = {_text(n) for n in captures.get("typed", [])}
     used: set[int] = set()  # start bytes of identifiers already part of a reference
     for node in captures.get("call", []):
         used.add(node.start_byte)
@@ -350,7 +532,8 @@ def _references(b: _Builder, tree: tree_sitter.Tree, query: tree_sitter.Query) -
             scope = _scope_of(spans, node.start_byte)
             b.references.append(Reference(name, "call", _line(node), scope, _shape(node.parent)))
     members = captures.get("member", [])
-    calls = {n.start_byte: n for n in captures.get("callm", [])}
+    # by span: in a chain a().b().c() several callees start at one byte
+    calls = {(n.start_byte, n.end_byte) for n in captures.get("callm", [])}
     for node in members:
         parent = node.parent
         if parent is not None and parent.type == "member_expression":
@@ -358,9 +541,10 @@ def _references(b: _Builder, tree: tree_sitter.Tree, query: tree_sitter.Query) -
         chain, root = _chain(node)
         if root is not None:
             used.add(root.start_byte)
-        hit = calls.get(node.start_byte)
-        is_call = hit is not None and hit.end_byte == node.end_byte
-        _member(b, node, chain, is_call, spans)
+        is_call = (node.start_byte, node.end_byte) in calls
+        _member(b, node, chain, is_call, spans, root)
+    for node in captures.get("pattern", []):
+        _destructured(b, node, spans)
     wanted = {n.encode() for n in b.names}
     for node in captures.get("name", []):
         if node.start_byte in used or node.text not in wanted:
@@ -398,12 +582,24 @@ _DECLARING = frozenset(
 )
 
 
+def _written(node: tree_sitter.Node, is_call: bool, rest: str) -> bool:
+    """Is the member assigned, updated, or mutated by a call (``this.items.push(x)``)?"""
+    parent = node.parent
+    write = (
+        parent is not None
+        and parent.type in _WRITE_PARENTS
+        and (parent.child_by_field_name("left") == node or parent.type == "update_expression")
+    )
+    return write or (is_call and "." in rest and rest.rsplit(".", 1)[-1] in _MUTATORS)
+
+
 def _member(
     b: _Builder,
     node: tree_sitter.Node,
     chain: str | None,
     is_call: bool,
     spans: list[tuple[int, int, str]],
+    root_node: tree_sitter.Node | None = None,
 ) -> None:
     scope = _scope_of(spans, node.start_byte)
     line = _line(node)
@@ -419,20 +615,55 @@ def _member(
         if is_call and "." not in rest:
             b.references.append(Reference(chain, "call", line, scope, call))
             return
-        parent = node.parent
-        write = (
-            parent is not None
-            and parent.type in _WRITE_PARENTS
-            and (parent.child_by_field_name("left") == node or parent.type == "update_expression")
-        )
-        if is_call and rest.rsplit(".", 1)[-1] in _MUTATORS:
-            write = True
-        b.references.append(Reference(f"self.{attr}", "write" if write else "read", line, scope))
+        kind = "write" if _written(node, is_call, rest) else "read"
+        b.references.append(Reference(f"self.{attr}", kind, line, scope))
         return
     if root in b.names:
         b.references.append(Reference(chain, "call" if is_call else "use", line, scope, call))
-    elif is_call and b.detail:
+        return
+    typed = b.type_of(root_node, root) if root_node is not None and rest else None
+    if typed is not None and typed in b.names:
+        # ``order.total`` with ``order: Order``: a read (or write) of the field Order.total;
+        # ``order.describe()`` a call of the member
+        attr = rest.split(".", 1)[0]
+        if is_call and "." not in rest:
+            b.references.append(Reference(f"{typed}.{attr}", "call", line, scope, call))
+            return
+        kind = "write" if _written(node, is_call, rest) else "read"
+        b.references.append(Reference(f"{typed}.{attr}", kind, line, scope))
+    if is_call and b.detail:
         b.references.append(Reference(f"?.{chain.rsplit('.', 1)[-1]}", "call", line, scope, call))
+
+
+def _destructured(
+    b: _Builder, pattern: tree_sitter.Node, spans: list[tuple[int, int, str]]
+) -> None:
+    """``const { total } = order`` (``order: Order``), ``const { total }: Order = ...`` and
+    ``function f({ total }: Order)``: reads of the fields ``Order.total``."""
+    holder = pattern.parent
+    if (
+        holder is None
+        or holder.child_by_field_name("name" if holder.type == "variable_declarator" else "pattern")
+        != pattern
+    ):
+        return
+    typed = _type_name(holder.child_by_field_name("type"))
+    if typed is None and holder.type == "variable_declarator":
+        value = holder.child_by_field_name("value")
+        if value is not None and value.type == "identifier":
+            typed = b.type_of(holder, _text(value))
+        typed = typed or _value_type(value)
+    if typed is None or typed not in b.names:
+        return
+    scope = _scope_of(spans, pattern.start_byte)
+    for part in pattern.named_children:
+        key = part
+        if part.type == "object_assignment_pattern":  # { total = 0 }
+            key = part.child_by_field_name("left") or part
+        elif part.type == "pair_pattern":
+            key = part.child_by_field_name("key") or part
+        if key.type in ("shorthand_property_identifier_pattern", "property_identifier"):
+            b.references.append(Reference(f"{typed}.{_text(key)}", "read", _line(key), scope))
 
 
 def extract_tree_sitter_symbols(
@@ -450,7 +681,7 @@ def extract_tree_sitter_symbols(
         else:
             _declaration(b, node)
     _references(b, tree, _query(language))
-    references = sorted(b.references, key=_REFERENCE_ORDER)
+    references = sorted(b.references, key=_reference_order)
     error = "syntax errors (symbols recovered where possible)" if tree.root_node.has_error else None
     return FileSymbols(
         language,

@@ -3,8 +3,6 @@ normalised text (identity modulo the name) and return shapes."""
 
 from __future__ import annotations
 
-import re
-
 import tree_sitter
 
 from proximity.engine.symbols.model import Param, Signature
@@ -61,13 +59,29 @@ def signature(node: tree_sitter.Node | None) -> Signature:
     return Signature(tuple(p for p in params if p is not None))
 
 
+def _word(ch: str) -> bool:
+    return ch.isalnum() or ch in "_$"
+
+
+def _replace_name(line: str, name: str) -> str:
+    """``name`` as a whole identifier replaced by NUL; by hand, not a regex per name (a file
+    with thousands of fields would compile thousands, past ``re``'s cache)."""
+    out, at, size = [], 0, len(name)
+    while (k := line.find(name, at)) >= 0:
+        end = k + size
+        whole = (k == 0 or not _word(line[k - 1])) and (end == len(line) or not _word(line[end]))
+        out.append(line[at:k] + ("\0" if whole else name))
+        at = end
+    out.append(line[at:])
+    return "".join(out)
+
+
 def normalised(text: str, name: str) -> str:
-    pattern = re.compile(rf"\b{re.escape(name)}\b") if name else None
     out = []
     for raw in text.splitlines():
         line = " ".join(raw.split())  # spacing is not a change
         if line and not line.startswith("//"):
-            out.append(pattern.sub("\0", line) if pattern else line)
+            out.append(_replace_name(line, name) if name else line)
     return "\n".join(out)
 
 

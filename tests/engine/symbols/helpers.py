@@ -2,13 +2,14 @@
 
 Hunks come from difflib in git's ``-U0`` conventions (``-s,0`` inserts after base line ``s``; a
 pure deletion marks new line ``max(n, 1)``), so the engine sees what the readers give it. Python
-only: JavaScript and TypeScript extraction lives in ``proximity.sources`` (tested there).
+by default: JavaScript and TypeScript extraction lives in ``proximity.sources``, whose tests
+pass it as ``extract``.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from difflib import SequenceMatcher
 from typing import Any
 
@@ -16,6 +17,7 @@ from proximity.engine.airspace import scan
 from proximity.engine.imports import build_resolver
 from proximity.engine.symbols import (
     FileChanges,
+    FileSymbols,
     SymbolData,
     SymbolIndex,
     extract_python_symbols,
@@ -23,7 +25,10 @@ from proximity.engine.symbols import (
     symbol_data,
 )
 
-__all__ = ["Scenario", "hunks"]
+__all__ = ["Extract", "Scenario", "hunks"]
+
+Extract = Callable[..., FileSymbols]
+"""``extract(text, detail=False)``: one file's symbols."""
 
 NOW = "2026-12-01T12:00:00Z"
 
@@ -47,10 +52,16 @@ def _blob(text: str) -> str:
 class Scenario:
     """``base``: {path: text}; ``agents``: {agent: {path: new text, or None to delete}}."""
 
-    def __init__(self, base: Mapping[str, str], agents: Mapping[str, Mapping[str, str | None]]):
+    def __init__(
+        self,
+        base: Mapping[str, str],
+        agents: Mapping[str, Mapping[str, str | None]],
+        extract: Extract = extract_python_symbols,
+    ):
         self.base = dict(base)
         self.agents = {a: dict(files) for a, files in agents.items()}
-        files = {p: extract_python_symbols(t) for p, t in self.base.items()}
+        self.extract = extract
+        files = {p: extract(t) for p, t in self.base.items()}
         self.index = SymbolIndex.build(
             files, {p: _blob(t) for p, t in self.base.items()}, build_resolver(list(base), {})
         )
@@ -62,8 +73,8 @@ class Scenario:
             base_hunks, lines = hunks(old or "", text or "")
             out.append(
                 file_changes(
-                    extract_python_symbols(old, detail=True) if old is not None else None,
-                    extract_python_symbols(text, detail=True) if text is not None else None,
+                    self.extract(old, detail=True) if old is not None else None,
+                    self.extract(text, detail=True) if text is not None else None,
                     base_hunks=base_hunks if old is not None else [(0, 0)],
                     lines=lines,
                     path=path,

@@ -9,7 +9,7 @@ import pytest
 
 from proximity.models import Agent
 from proximity.services.working_sets import WorkingSetReport, working_set_report
-from tests.factories import file_entry, make_caller, make_repository
+from tests.factories import bind_agents, file_entry, make_caller, make_repository
 from tests.sources.gitrepo import EPOCH, ScriptedRepo, numbered, run_git
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +28,7 @@ def _report(caller, agent_id: str, started: datetime | None, now: datetime) -> A
 
 def test_without_git_the_first_report_dates_the_agent_and_claims_move_nothing() -> None:
     make_repository("web", scope="team-a")
-    bot = make_caller("bot", scopes=["team-a"], kind="agent")
+    bot = bind_agents(make_caller("bot", scopes=["team-a"], kind="agent"), "web", "bot")
     assert _report(bot, "bot", CLAIM, NOW).started_at == NOW
     later = NOW + timedelta(hours=1)
     assert _report(bot, "bot", CLAIM, later).started_at == NOW  # not earlier
@@ -43,7 +43,7 @@ def test_a_repository_the_server_can_read_dates_the_branch_by_git(tmp_path: Path
     run_git(repo.root, "worktree", "add", "-q", "-b", "bot", str(tmp_path / "bot"), "main",
             env={"GIT_COMMITTER_DATE": made})  # fmt: skip
     make_repository("web", scope="team-a", path=str(repo.root))
-    bot = make_caller("bot", scopes=["team-a"], kind="agent")
+    bot = bind_agents(make_caller("bot", scopes=["team-a"], kind="agent"), "web", "bot")
     git_start = datetime.fromtimestamp(EPOCH + 600, tz=UTC)
     assert _report(bot, "bot", CLAIM, NOW).started_at == git_start
     assert _report(bot, "bot", None, NOW).started_at == git_start

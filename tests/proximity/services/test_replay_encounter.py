@@ -57,11 +57,11 @@ def test_the_command_loads_a_named_denial_and_refuses_what_it_cannot_read(
     replayed: Path, in_process_tasks: None, tmp_path: Path
 ) -> None:
     events = read_replay_events(replayed)
-    second = [e for e in events if e["kind"] == "deny"][1]
-    call_command("load_replay_encounter", str(replayed), "--seq", str(second["seq"]),
+    named = [e for e in events if e["kind"] == "deny"][-1]
+    call_command("load_replay_encounter", str(replayed), "--seq", str(named["seq"]),
                  "--scope", "team-a")  # fmt: skip
     agents = set(Agent.objects.values_list("agent_id", flat=True))
-    assert agents == {second["agent"], *second["others"]}
+    assert agents == {named["agent"], *named["others"]}
     with pytest.raises(CommandError, match="seq: no denial 99999"):
         call_command("load_replay_encounter", str(replayed), "--seq", "99999")
     broken = tmp_path / "broken.jsonl"
