@@ -54,11 +54,11 @@ def _working_sets(
 
     if _MEMO is None:
         return read_working_sets(top, base=base, max_workers=max_workers, ignore=ignore)
-    from proximity.sources.git import _run
+    from proximity.sources.git import readcache
 
     key = (str(top), base, tuple(ignore))
     _RECENT[key] = time.monotonic()
-    cache = _run._READ_CACHE
+    cache = readcache.current()
     if cache is None:
         return read_working_sets(top, base=base, max_workers=max_workers, memo=_MEMO, ignore=ignore)
     # With file notifications, no event since a read began means that read is still exact:
