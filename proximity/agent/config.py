@@ -80,7 +80,8 @@ class RadarConfig:
     token: str | None = field(default=None, repr=False)
     repository: str | None = None
     base: str = "main"
-    profile: str = "radar-v1"
+    # The engine's DEFAULT_PROFILE, spelled out: loading a configuration imports no engine code.
+    profile: str = "radar-v1-symbols"
     policy: Policy = field(default_factory=Policy)
     source: str | None = None
     ignore: tuple[str, ...] = ()
@@ -285,7 +286,7 @@ def load_config(
             repository or env.get("RADAR_REPOSITORY") or radar.get("repository") or user.repository
         ),
         base=_base(radar.get("base", "main")),
-        profile=str(radar.get("profile", "radar-v1")),
+        profile=str(radar.get("profile", RadarConfig.profile)),
         policy=_policy(policy_table),
         ignore=_ignore(radar),
         source=str(Path(root) / CONFIG_FILE) if data and root is not None else None,

@@ -1,0 +1,238 @@
+"""The symbol channel's input on the agent side: the worktrees of this machine, bounded.
+
+A pre-edit hook cannot build the symbol index of a whole commit (seconds on a large tree), so
+this reader indexes only what the channel can use: the files the worktrees changed, the files
+those import, and the files that mention a changed definition's name at the merge base
+(``git grep -l -w``), at most :data:`MAX_INDEX_FILES` of them. Base versions come from git's
+object store (``git cat-file --batch``), current ones from the worktree within
+:data:`~proximity.sources.limits.MAX_READ_BYTES`. Python is extracted by the engine (stdlib
+:mod:`ast`); JavaScript/TypeScript only when tree-sitter is importable, else those files are
+left out (their channel is 0, as with no symbol data). Extractions are cached by blob id in
+:data:`LOCAL_CACHE`, a bounded process-wide mapping the daemon keeps warm, so a repeated check
+costs lookups. Read-only, like every reader here.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections import Counter, OrderedDict
+from collections.abc import Iterable, MutableMapping, Sequence
+from pathlib import Path
+from threading import Lock
+
+from proximity.engine.imports import (
+    ParsedImports,
+    Resolver,
+    build_resolver,
+    is_config,
+    language_of,
+    resolve_file,
+)
+from proximity.engine.symbols import (
+    FileChanges,
+    FileSymbols,
+    SymbolData,
+    SymbolIndex,
+    agent_side,
+    with_neighbours,
+)
+from proximity.sources.git import GitError, WorkingSet
+from proximity.sources.git._run import git
+from proximity.sources.limits import read_bounded
+from proximity.sources.symbols.index import (
+    BoundedCache,
+    commit_files,
+    extract_symbols,
+    read_blobs,
+    symbol_cache_key,
+)
+from proximity.sources.symbols.read import SymbolRead, changes_from_blobs
+
+__all__ = ["LOCAL_CACHE", "MAX_GREP_NAMES", "MAX_INDEX_FILES", "local_languages", "local_symbols"]
+
+MAX_INDEX_FILES = 400
+"""The most base files one read indexes (changed files first, then imported, then mentions)."""
+MAX_GREP_NAMES = 64
+"""The most changed names searched for at the base (the rest reach their users by imports)."""
+
+LOCAL_CACHE = BoundedCache(20_000)
+"""Extractions by blob id (and language, version, detail): a few repositories' working sets
+and their neighbourhoods; least recently used first out."""
+
+_BASES: OrderedDict[tuple[str, str], tuple[dict[str, str], Resolver]] = OrderedDict()
+_INDEXES: OrderedDict[tuple[str, str, tuple[str, ...]], SymbolIndex] = OrderedDict()
+_LOCK = Lock()
+_KEEP_BASES = 8
+_KEEP_INDEXES = 16
+_LANGUAGES: frozenset[str] | None = None
+_JS = frozenset({"javascript", "typescript", "tsx"})
+_SOURCE_GLOBS = ("*.py", "*.pyi", "*.js", "*.jsx", "*.mjs", "*.cjs", "*.ts", "*.tsx", "*.mts")
+
+
+def local_languages() -> frozenset[str]:
+    """Python always; JavaScript/TypeScript when tree-sitter can be imported here."""
+    global _LANGUAGES
+    if _LANGUAGES is None:
+        has_ts = importlib.util.find_spec("tree_sitter") is not None
+        _LANGUAGES = frozenset({"python"}) | (_JS if has_ts else frozenset())
+    return _LANGUAGES
+
+
+def _read_head(path: Path) -> bytes | None:
+    return read_bounded(path)
+
+
+def _base(repo: str, commit: str) -> tuple[dict[str, str], Resolver]:
+    """``({path: blob}, resolver)`` of a commit: immutable, so kept per (repository, commit)."""
+    key = (repo, commit)
+    with _LOCK:
+        hit = _BASES.get(key)
+        if hit is not None:
+            _BASES.move_to_end(key)
+            return hit
+    files = commit_files(repo, commit)
+    configs_at = [p for p in files if is_config(p)]
+    contents = read_blobs(repo, [files[p] for p in configs_at])
+    configs = {
+        p: contents[files[p]].decode("utf-8", "replace") for p in configs_at if files[p] in contents
+    }
+    hit = (files, build_resolver(files, configs))
+    with _LOCK:
+        _BASES[key] = hit
+        while len(_BASES) > _KEEP_BASES:
+            _BASES.popitem(last=False)
+    return hit
+
+
+def _imported(resolver: Resolver, changes: Iterable[FileChanges]) -> list[str]:
+    """Files the changed files import, in either version."""
+    out: dict[str, None] = {}
+    for fc in changes:
+        for path, version in ((fc.base_path, fc.base), (fc.path, fc.head)):
+            if version is None:
+                continue
+            sites = tuple(b.site for b in version.bindings) + version.stars
+            parsed = ParsedImports(version.language, sites)
+            out.update(dict.fromkeys(sorted(resolve_file(resolver, path, parsed))))
+    return list(out)
+
+
+def _changed_names(changes: Iterable[FileChanges]) -> list[str]:
+    names: dict[str, None] = {}
+    for fc in changes:
+        for c in fc.definitions:
+            if c.changes != ("added",):
+                name = c.qualname.rsplit(".", 1)[-1]
+                if len(name) > 2 and not (name.startswith("__") and name.endswith("__")):
+                    names[name] = None
+    return list(names)
+
+
+def _mentions(repo: str, commit: str, names: Sequence[str], limit: int) -> list[str]:
+    """Source files at ``commit`` that mention one of ``names`` as a word, at most ``limit``."""
+    if not names or limit <= 0:
+        return []
+    args = ["grep", "-l", "-w", "-F", "--no-color"]
+    for name in names[:MAX_GREP_NAMES]:
+        args += ["-e", name]
+    _, out = git(repo, [*args, commit, "--", *_SOURCE_GLOBS], ok_codes=(0, 1))
+    prefix = f"{commit}:"
+    found = []
+    for line in out.decode("utf-8", "surrogateescape").splitlines():
+        found.append(line[len(prefix) :] if line.startswith(prefix) else line)
+        if len(found) >= limit:
+            break
+    return found
+
+
+def _index(
+    repo: str,
+    commit: str,
+    paths: Sequence[str],
+    files: dict[str, str],
+    resolver: Resolver,
+    cache: MutableMapping[str, FileSymbols],
+) -> SymbolIndex:
+    key = (repo, commit, tuple(paths))
+    with _LOCK:
+        hit = _INDEXES.get(key)
+        if hit is not None:
+            _INDEXES.move_to_end(key)
+            return hit
+    sources = {p: lang for p in paths if (lang := language_of(p)) is not None}
+    missing = [files[p] for p in sources if symbol_cache_key(files[p], sources[p]) not in cache]
+    contents = read_blobs(repo, missing)
+    extracted: dict[str, FileSymbols] = {}
+    for path, language in sources.items():
+        cache_key = symbol_cache_key(files[path], language)
+        hit = cache.get(cache_key)
+        if hit is None:
+            data = contents.get(files[path])
+            if data is None:
+                continue
+            hit = cache[cache_key] = extract_symbols(data, language)
+        extracted[path] = hit
+    blobs = {p: files[p] for p in extracted}
+    index = SymbolIndex.build(extracted, blobs, resolver)
+    with _LOCK:
+        _INDEXES[key] = index
+        while len(_INDEXES) > _KEEP_INDEXES:
+            _INDEXES.popitem(last=False)
+    return index
+
+
+def local_symbols(
+    repo: str | Path,
+    sets: Sequence[WorkingSet],
+    *,
+    cache: MutableMapping[str, FileSymbols] | None = None,
+    max_files: int = MAX_INDEX_FILES,
+    max_distance: int = 2,
+) -> SymbolRead:
+    """Symbol input for the working sets ``sets`` (as :func:`~proximity.sources.git.
+    read_working_sets` read them from ``repo``), against a bounded index of each merge base.
+
+    A working set without a merge base, or whose files cannot be read from git, is left out
+    (its agent has no symbol data: the channel reports it unknown, never clear).
+    """
+    root = str(Path(repo).resolve())
+    cache = LOCAL_CACHE if cache is None else cache
+    languages = local_languages()
+    problems = [e for ws in sets for e in ws.errors]
+    by_base: dict[str, list[WorkingSet]] = {}
+    for ws in sets:
+        if ws.merge_base is not None:
+            by_base.setdefault(ws.merge_base, []).append(ws)
+    sides = {}
+    indexes: dict[str, SymbolIndex] = {}
+    for commit, group in sorted(by_base.items()):
+        try:
+            files, resolver = _base(root, commit)
+            changes: dict[str, list[FileChanges]] = {}
+            for ws in group:
+                found, trouble = changes_from_blobs(
+                    ws, files, root, cache=cache, languages=languages, read=_read_head
+                )
+                changes[ws.agent_id] = found
+                problems += trouble
+            every = [fc for found in changes.values() for fc in found]
+            wanted = dict.fromkeys(fc.base_path for fc in every if fc.base_path in files)
+            wanted.update(dict.fromkeys(p for p in _imported(resolver, every) if p in files))
+            room = max_files - len(wanted)
+            wanted.update(dict.fromkeys(_mentions(root, commit, _changed_names(every), room)))
+            paths = sorted(
+                p for p in list(wanted)[:max_files] if p in files and language_of(p) in languages
+            )
+            index = indexes[commit] = _index(root, commit, paths, files, resolver, cache)
+        except GitError as exc:
+            problems += [f"{ws.agent_id}: symbols not read ({exc.problem})" for ws in group]
+            continue
+        for ws in group:
+            sides[ws.agent_id] = agent_side(changes[ws.agent_id], index)
+    if not indexes:
+        return SymbolRead(SymbolData({}), (), tuple(problems))
+    bases = Counter({c: len(by_base[c]) for c in indexes})
+    common = max(indexes, key=lambda c: (bases[c], c))
+    data = with_neighbours(sides, indexes[common], max_distance=max_distance)
+    return SymbolRead(data, tuple(sorted(indexes)), tuple(problems))
+
