@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('proximity', '0020_advisory_plural_names'),
+        ("proximity", "0020_advisory_plural_names"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='repository',
-            name='profile',
-            field=models.CharField(default='radar-v1-symbols', max_length=32),
+            model_name="repository",
+            name="profile",
+            field=models.CharField(default="radar-v1-symbols", max_length=32),
         ),
     ]

@@ -235,4 +235,3 @@ def local_symbols(
     common = max(indexes, key=lambda c: (bases[c], c))
     data = with_neighbours(sides, indexes[common], max_distance=max_distance)
     return SymbolRead(data, tuple(sorted(indexes)), tuple(problems))
-
