@@ -165,13 +165,13 @@ def _index(
     extracted: dict[str, FileSymbols] = {}
     for path, language in sources.items():
         cache_key = symbol_cache_key(files[path], language)
-        hit = cache.get(cache_key)
-        if hit is None:
+        found = cache.get(cache_key)
+        if found is None:
             data = contents.get(files[path])
             if data is None:
                 continue
-            hit = cache[cache_key] = extract_symbols(data, language)
-        extracted[path] = hit
+            found = cache[cache_key] = extract_symbols(data, language)
+        extracted[path] = found
     blobs = {p: files[p] for p in extracted}
     index = SymbolIndex.build(extracted, blobs, resolver)
     with _LOCK:
