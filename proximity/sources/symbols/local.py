@@ -205,6 +205,7 @@ def local_symbols(
             by_base.setdefault(ws.merge_base, []).append(ws)
     sides = {}
     indexes: dict[str, SymbolIndex] = {}
+    indexed: set[str] = set()
     for commit, group in sorted(by_base.items()):
         try:
             files, resolver = _base(root, commit)
@@ -224,6 +225,7 @@ def local_symbols(
                 p for p in list(wanted)[:max_files] if p in files and language_of(p) in languages
             )
             index = indexes[commit] = _index(root, commit, paths, files, resolver, cache)
+            indexed.update(paths)
         except GitError as exc:
             problems += [f"{ws.agent_id}: symbols not read ({exc.problem})" for ws in group]
             continue
@@ -234,4 +236,4 @@ def local_symbols(
     bases = Counter({c: len(by_base[c]) for c in indexes})
     common = max(indexes, key=lambda c: (bases[c], c))
     data = with_neighbours(sides, indexes[common], max_distance=max_distance)
-    return SymbolRead(data, tuple(sorted(indexes)), tuple(problems))
+    return SymbolRead(data, tuple(sorted(indexes)), tuple(problems), tuple(sorted(indexed)))

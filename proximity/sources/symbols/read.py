@@ -64,6 +64,8 @@ class SymbolRead:
     data: SymbolData
     bases: tuple[str, ...]
     problems: tuple[str, ...]
+    indexed: tuple[str, ...] | None = None
+    """The base files indexed, when the index is bounded (the agent side's reader)."""
 
     def digest(self) -> str:
         """Changes when the channel's input changes (for a scan's idempotency key)."""
