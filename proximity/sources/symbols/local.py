@@ -14,6 +14,7 @@ costs lookups. Read-only, like every reader here.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, MutableMapping, Sequence
@@ -33,6 +34,7 @@ from proximity.engine.symbols import (
     FileSymbols,
     SymbolData,
     SymbolIndex,
+    SymbolSide,
     agent_side,
     with_neighbours,
 )
@@ -61,6 +63,10 @@ and their neighbourhoods; least recently used first out."""
 
 _BASES: OrderedDict[tuple[str, str], tuple[dict[str, str], Resolver]] = OrderedDict()
 _INDEXES: OrderedDict[tuple[str, str, tuple[str, ...]], SymbolIndex] = OrderedDict()
+_MENTIONS: OrderedDict[tuple[str, str, tuple[str, ...], int], list[str]] = OrderedDict()
+_CHANGES: OrderedDict[str, tuple[list[FileChanges], list[str]]] = OrderedDict()
+_SIDES: OrderedDict[tuple[str, str], SymbolSide] = OrderedDict()
+_KEEP_CHANGES = 256  # working sets: a few repositories' agents, each a few versions back
 _LOCK = Lock()
 _KEEP_BASES = 8
 _KEEP_INDEXES = 16
@@ -76,10 +82,6 @@ def local_languages() -> frozenset[str]:
         has_ts = importlib.util.find_spec("tree_sitter") is not None
         _LANGUAGES = frozenset({"python"}) | (_JS if has_ts else frozenset())
     return _LANGUAGES
-
-
-def _read_head(path: Path) -> bytes | None:
-    return read_bounded(path)
 
 
 def _base(repo: str, commit: str) -> tuple[dict[str, str], Resolver]:
@@ -129,11 +131,29 @@ def _changed_names(changes: Iterable[FileChanges]) -> list[str]:
 
 
 def _mentions(repo: str, commit: str, names: Sequence[str], limit: int) -> list[str]:
-    """Source files at ``commit`` that mention one of ``names`` as a word, at most ``limit``."""
+    """Source files at ``commit`` that mention one of ``names`` as a word, at most ``limit``.
+
+    A commit never changes, so the answer is kept per (repository, commit, names, limit)."""
     if not names or limit <= 0:
         return []
+    wanted = tuple(sorted(names[:MAX_GREP_NAMES]))
+    key = (repo, commit, wanted, limit)
+    with _LOCK:
+        hit = _MENTIONS.get(key)
+        if hit is not None:
+            _MENTIONS.move_to_end(key)
+            return hit
+    found = _grep(repo, commit, wanted, limit)
+    with _LOCK:
+        _MENTIONS[key] = found
+        while len(_MENTIONS) > _KEEP_INDEXES:
+            _MENTIONS.popitem(last=False)
+    return found
+
+
+def _grep(repo: str, commit: str, names: Sequence[str], limit: int) -> list[str]:
     args = ["grep", "-l", "-w", "-F", "--no-color"]
-    for name in names[:MAX_GREP_NAMES]:
+    for name in names:
         args += ["-e", name]
     _, out = git(repo, [*args, commit, "--", *_SOURCE_GLOBS], ok_codes=(0, 1))
     prefix = f"{commit}:"
@@ -181,6 +201,74 @@ def _index(
     return index
 
 
+def _changes(
+    ws: WorkingSet,
+    files: dict[str, str],
+    root: str,
+    cache: MutableMapping[str, FileSymbols],
+    languages: frozenset[str],
+) -> tuple[str, list[FileChanges], list[str]]:
+    """``(key, changes, problems)`` of one working set; the key digests everything they
+    depend on (each file's hunks and status, its base blob and current content), so an
+    unchanged worktree's changes are a lookup. The worktree files are read once here."""
+    heads: dict[Path, bytes | OSError | None] = {}
+    digest = hashlib.sha1(usedforsecurity=False)
+    for f in ws.files:
+        if f.binary or language_of(f.path) not in languages:
+            continue
+        where = Path(ws.path) / f.path
+        head: bytes | OSError | None = None
+        if f.status != "D":
+            try:
+                head = read_bounded(where)
+            except OSError as exc:
+                head = exc
+        heads[where] = head
+        base = files.get(f.old_path or f.path) or ""
+        text = head if isinstance(head, bytes) else repr(head).encode()
+        digest.update(repr((f.path, f.old_path, f.status, f.base_hunks, f.lines, base)).encode())
+        digest.update(hashlib.sha1(text, usedforsecurity=False).digest())
+    key = f"{ws.agent_id}:{ws.merge_base}:{digest.hexdigest()}"
+    with _LOCK:
+        hit = _CHANGES.get(key)
+        if hit is not None:
+            _CHANGES.move_to_end(key)
+            return key, hit[0], hit[1]
+
+    def read(path: Path) -> bytes | None:
+        head = heads[path] if path in heads else read_bounded(path)
+        if isinstance(head, OSError):
+            raise head
+        return head
+
+    found, trouble = changes_from_blobs(
+        ws, files, root, cache=cache, languages=languages, read=read
+    )
+    with _LOCK:
+        _CHANGES[key] = (found, trouble)
+        while len(_CHANGES) > _KEEP_CHANGES:
+            _CHANGES.popitem(last=False)
+    return key, found, trouble
+
+
+def _side(
+    key: str, changes: list[FileChanges], index: SymbolIndex, paths: Sequence[str]
+) -> SymbolSide:
+    """One agent's side, kept per (changes, index): the index is fixed by its base and files."""
+    memo_key = (key, hashlib.sha1("\0".join(paths).encode(), usedforsecurity=False).hexdigest())
+    with _LOCK:
+        hit = _SIDES.get(memo_key)
+        if hit is not None:
+            _SIDES.move_to_end(memo_key)
+            return hit
+    side = agent_side(changes, index)
+    with _LOCK:
+        _SIDES[memo_key] = side
+        while len(_SIDES) > _KEEP_CHANGES:
+            _SIDES.popitem(last=False)
+    return side
+
+
 def local_symbols(
     repo: str | Path,
     sets: Sequence[WorkingSet],
@@ -210,10 +298,9 @@ def local_symbols(
         try:
             files, resolver = _base(root, commit)
             changes: dict[str, list[FileChanges]] = {}
+            keys: dict[str, str] = {}
             for ws in group:
-                found, trouble = changes_from_blobs(
-                    ws, files, root, cache=cache, languages=languages, read=_read_head
-                )
+                keys[ws.agent_id], found, trouble = _changes(ws, files, root, cache, languages)
                 changes[ws.agent_id] = found
                 problems += trouble
             every = [fc for found in changes.values() for fc in found]
@@ -230,7 +317,7 @@ def local_symbols(
             problems += [f"{ws.agent_id}: symbols not read ({exc.problem})" for ws in group]
             continue
         for ws in group:
-            sides[ws.agent_id] = agent_side(changes[ws.agent_id], index)
+            sides[ws.agent_id] = _side(keys[ws.agent_id], changes[ws.agent_id], index, paths)
     if not indexes:
         return SymbolRead(SymbolData({}), (), tuple(problems))
     bases = Counter({c: len(by_base[c]) for c in indexes})

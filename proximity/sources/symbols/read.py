@@ -151,7 +151,13 @@ def changes_from_blobs(
         and language_of(f.path) in languages
     ]
     base_blobs = {f.path: blobs.get(_base_path(f)) for f in wanted if f.status != "A"}
-    contents = read_blobs(repo, [b for b in base_blobs.values() if b])
+    # A blob whose extraction is cached is not read again: a repeated read starts no git.
+    unread = [
+        b
+        for p, b in base_blobs.items()
+        if b and symbol_cache_key(b, language_of(p) or "python", detail=True) not in cache
+    ]
+    contents = read_blobs(repo, unread)
     out, problems = [], []
     for f in wanted:
         language = language_of(f.path) or "python"
