@@ -29,12 +29,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.stack import percentile  # noqa: E402
-from proximity.agent.local import local_check  # noqa: E402
+from proximity.agent.local import Planned, local_check  # noqa: E402
 from proximity.agent.worktree import find_worktree  # noqa: E402
 from proximity.engine.airspace import scan  # noqa: E402
 from proximity.sources.git import read_working_sets  # noqa: E402
-from proximity.sources.symbols import local as local_symbols_module  # noqa: E402
-from proximity.sources.symbols.local import local_symbols  # noqa: E402
+from proximity.sources.symbols.local import clear_local_cache, local_symbols  # noqa: E402
 from tests.sources.gitrepo import ScriptedRepo  # noqa: E402
 
 
@@ -93,15 +92,6 @@ def timed(fn: Any, n: int) -> list[float]:
     return out
 
 
-def fresh_cache() -> None:
-    local_symbols_module.LOCAL_CACHE = local_symbols_module.BoundedCache(20_000)
-    local_symbols_module._INDEXES.clear()  # noqa: SLF001
-    local_symbols_module._BASES.clear()  # noqa: SLF001
-    local_symbols_module._CHANGES.clear()  # noqa: SLF001
-    local_symbols_module._SIDES.clear()  # noqa: SLF001
-    local_symbols_module._MENTIONS.clear()  # noqa: SLF001
-
-
 def run(agents: int, files: int, n: int) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="radar-symbols-hook-"))
     print(f"{agents} agents / {files} files (building...)", flush=True)
@@ -109,8 +99,8 @@ def run(agents: int, files: int, n: int) -> None:
     top = repo.path("agent0")
     worktree = find_worktree(top)
     sets = read_working_sets(top)
-    planned = [("app/core.py", ((2, 6),), "M")]
-    fresh_cache()
+    planned: Planned = [("app/core.py", ((2, 6),), "M")]
+    clear_local_cache()
     start = time.perf_counter()
     read = local_symbols(top, sets)
     cold = (time.perf_counter() - start) * 1000

@@ -50,7 +50,14 @@ from proximity.sources.symbols.index import (
 )
 from proximity.sources.symbols.read import SymbolRead, changes_from_blobs
 
-__all__ = ["LOCAL_CACHE", "MAX_GREP_NAMES", "MAX_INDEX_FILES", "local_languages", "local_symbols"]
+__all__ = [
+    "LOCAL_CACHE",
+    "MAX_GREP_NAMES",
+    "MAX_INDEX_FILES",
+    "clear_local_cache",
+    "local_languages",
+    "local_symbols",
+]
 
 MAX_INDEX_FILES = 400
 """The most base files one read indexes (changed files first, then imported, then mentions)."""
@@ -73,6 +80,14 @@ _KEEP_INDEXES = 16
 _LANGUAGES: frozenset[str] | None = None
 _JS = frozenset({"javascript", "typescript", "tsx"})
 _SOURCE_GLOBS = ("*.py", "*.pyi", "*.js", "*.jsx", "*.mjs", "*.cjs", "*.ts", "*.tsx", "*.mts")
+
+
+def clear_local_cache() -> None:
+    """Forget every extraction and memo of this process (a cold read, for tests and bench/)."""
+    LOCAL_CACHE.clear()
+    with _LOCK:
+        for memo in (_BASES, _INDEXES, _MENTIONS, _CHANGES, _SIDES):
+            memo.clear()
 
 
 def local_languages() -> frozenset[str]:
