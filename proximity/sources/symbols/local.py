@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, MutableMapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from threading import Lock
+from typing import Any
 
 from proximity.engine.imports import (
     ParsedImports,
@@ -74,6 +77,7 @@ _MENTIONS: OrderedDict[tuple[str, str, tuple[str, ...], int], list[str]] = Order
 _CHANGES: OrderedDict[str, tuple[list[FileChanges], list[str]]] = OrderedDict()
 _SIDES: OrderedDict[tuple[str, str], SymbolSide] = OrderedDict()
 _KEEP_CHANGES = 256  # working sets: a few repositories' agents, each a few versions back
+_RESULTS: OrderedDict[tuple[Any, ...], tuple[int, SymbolRead]] = OrderedDict()
 _LOCK = Lock()
 _KEEP_BASES = 8
 _KEEP_INDEXES = 16
@@ -86,7 +90,7 @@ def clear_local_cache() -> None:
     """Forget every extraction and memo of this process (a cold read, for tests and bench/)."""
     LOCAL_CACHE.clear()
     with _LOCK:
-        for memo in (_BASES, _INDEXES, _MENTIONS, _CHANGES, _SIDES):
+        for memo in (_BASES, _INDEXES, _MENTIONS, _CHANGES, _SIDES, _RESULTS):
             memo.clear()
 
 
@@ -216,54 +220,55 @@ def _index(
     return index
 
 
-def _changes(
-    ws: WorkingSet,
-    files: dict[str, str],
-    root: str,
-    cache: MutableMapping[str, FileSymbols],
-    languages: frozenset[str],
-) -> tuple[str, list[FileChanges], list[str]]:
-    """``(key, changes, problems)`` of one working set; the key digests everything they
-    depend on (each file's hunks and status, its base blob and current content), so an
-    unchanged worktree's changes are a lookup. The worktree files are read once here."""
-    heads: dict[Path, bytes | OSError | None] = {}
+def _stat(path: Path) -> str:
+    """What git's index keeps to tell a file changed without reading it (racy edits within one
+    timestamp tick aside), or the error."""
+    try:
+        st = os.lstat(path)
+    except OSError as exc:
+        return f"error {exc.errno}"
+    return f"{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_size}:{st.st_ino}:{st.st_mode}"
+
+
+def _key(ws: WorkingSet, files: dict[str, str], languages: frozenset[str]) -> str:
+    """A digest of everything one working set's symbol changes depend on: each source file's
+    path, status, hunks and base blob, and the current file's status on disk."""
     digest = hashlib.sha1(usedforsecurity=False)
     for f in ws.files:
         if f.binary or language_of(f.path) not in languages:
             continue
-        where = Path(ws.path) / f.path
-        head: bytes | OSError | None = None
-        if f.status != "D":
-            try:
-                head = read_bounded(where)
-            except OSError as exc:
-                head = exc
-        heads[where] = head
+        here = _stat(Path(ws.path) / f.path) if f.status != "D" else "deleted"
         base = files.get(f.old_path or f.path) or ""
-        text = head if isinstance(head, bytes) else repr(head).encode()
-        digest.update(repr((f.path, f.old_path, f.status, f.base_hunks, f.lines, base)).encode())
-        digest.update(hashlib.sha1(text, usedforsecurity=False).digest())
-    key = f"{ws.agent_id}:{ws.merge_base}:{digest.hexdigest()}"
+        digest.update(
+            repr((f.path, f.old_path, f.status, f.base_hunks, f.lines, base, here)).encode()
+        )
+    return f"{ws.agent_id}:{ws.merge_base}:{digest.hexdigest()}"
+
+
+def _changes(
+    ws: WorkingSet,
+    key: str,
+    files: dict[str, str],
+    root: str,
+    cache: MutableMapping[str, FileSymbols],
+    languages: frozenset[str],
+) -> tuple[list[FileChanges], list[str]]:
+    """``(changes, problems)`` of one working set, kept by its :func:`_key`: an unchanged
+    worktree's changes are a lookup, with no file read."""
     with _LOCK:
         hit = _CHANGES.get(key)
         if hit is not None:
             _CHANGES.move_to_end(key)
-            return key, hit[0], hit[1]
-
-    def read(path: Path) -> bytes | None:
-        head = heads[path] if path in heads else read_bounded(path)
-        if isinstance(head, OSError):
-            raise head
-        return head
+            return hit
 
     found, trouble = changes_from_blobs(
-        ws, files, root, cache=cache, languages=languages, read=read
+        ws, files, root, cache=cache, languages=languages, read=read_bounded
     )
     with _LOCK:
         _CHANGES[key] = (found, trouble)
         while len(_CHANGES) > _KEEP_CHANGES:
             _CHANGES.popitem(last=False)
-    return key, found, trouble
+    return found, trouble
 
 
 def _side(
@@ -306,16 +311,32 @@ def local_symbols(
     for ws in sets:
         if ws.merge_base is not None:
             by_base.setdefault(ws.merge_base, []).append(ws)
+    bases: dict[str, tuple[dict[str, str], Resolver]] = {}
+    keys: dict[str, str] = {}
+    for commit, group in sorted(by_base.items()):
+        try:
+            bases[commit] = _base(root, commit)
+        except GitError as exc:
+            problems += [f"{ws.agent_id}: symbols not read ({exc.problem})" for ws in group]
+            continue
+        keys.update((ws.agent_id, _key(ws, bases[commit][0], languages)) for ws in group)
+    # Nothing any working set depends on changed: the last answer is this one.
+    memo_key = (root, tuple(sorted(keys.items())), max_files, max_distance, languages)
+    with _LOCK:
+        hit = _RESULTS.get(memo_key)
+        if hit is not None and id(cache) == hit[0]:
+            _RESULTS.move_to_end(memo_key)
+            read = hit[1]
+            return replace(read, problems=tuple(dict.fromkeys([*problems, *read.problems])))
     sides = {}
     indexes: dict[str, SymbolIndex] = {}
     indexed: set[str] = set()
-    for commit, group in sorted(by_base.items()):
+    for commit, (files, resolver) in bases.items():
+        group = by_base[commit]
         try:
-            files, resolver = _base(root, commit)
             changes: dict[str, list[FileChanges]] = {}
-            keys: dict[str, str] = {}
             for ws in group:
-                keys[ws.agent_id], found, trouble = _changes(ws, files, root, cache, languages)
+                found, trouble = _changes(ws, keys[ws.agent_id], files, root, cache, languages)
                 changes[ws.agent_id] = found
                 problems += trouble
             every = [fc for found in changes.values() for fc in found]
@@ -335,7 +356,12 @@ def local_symbols(
             sides[ws.agent_id] = _side(keys[ws.agent_id], changes[ws.agent_id], index, paths)
     if not indexes:
         return SymbolRead(SymbolData({}), (), tuple(problems))
-    bases = Counter({c: len(by_base[c]) for c in indexes})
-    common = max(indexes, key=lambda c: (bases[c], c))
+    counts = Counter({c: len(by_base[c]) for c in indexes})
+    common = max(indexes, key=lambda c: (counts[c], c))
     data = with_neighbours(sides, indexes[common], max_distance=max_distance)
-    return SymbolRead(data, tuple(sorted(indexes)), tuple(problems), tuple(sorted(indexed)))
+    read = SymbolRead(data, tuple(sorted(indexes)), tuple(problems), tuple(sorted(indexed)))
+    with _LOCK:
+        _RESULTS[memo_key] = (id(cache), read)
+        while len(_RESULTS) > _KEEP_INDEXES:
+            _RESULTS.popitem(last=False)
+    return read
