@@ -11,7 +11,7 @@ from proximity.sources.git import read_working_sets
 from proximity.sources.limits import MAX_READ_BYTES
 from proximity.sources.symbols import BoundedCache, clear_index_cache, read_symbol_data
 from proximity.sources.symbols import local as local_module
-from proximity.sources.symbols.local import local_symbols
+from proximity.sources.symbols.local import clear_local_cache, local_symbols
 from tests.sources.gitrepo import ScriptedRepo, repo_state
 from tests.sources.test_symbols_worktrees import CART, UTIL, VIEWS
 
@@ -89,6 +89,13 @@ def test_a_repeated_read_is_lookups(repo: ScriptedRepo) -> None:
     second = local_symbols(repo.root, sets, cache=cache)
     assert dict.fromkeys(cache) == filled  # nothing extracted again
     assert symbol_data_to_json(second.data) == symbol_data_to_json(first.data)
+    # the memos forgotten, the blob cache alone answers: cached blobs are not read from git,
+    # and their extractions are used, not taken for missing base versions
+    clear_local_cache()
+    third = local_symbols(repo.root, sets, cache=cache)
+    assert dict.fromkeys(cache) == filled
+    assert symbol_data_to_json(third.data) == symbol_data_to_json(first.data)
+    assert third.data.sides["alpha"].changes[0].changes == ("signature",)
 
 
 def test_without_tree_sitter_javascript_is_left_out_silently(

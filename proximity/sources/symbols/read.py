@@ -162,11 +162,10 @@ def changes_from_blobs(
     for f in wanted:
         language = language_of(f.path) or "python"
         blob = base_blobs.get(f.path)
-        base = detailed_symbols(
-            contents.get(blob) if blob else None,
-            language,
-            symbol_cache_key(blob or "", language, detail=True),
-            cache,
+        key = symbol_cache_key(blob or "", language, detail=True)
+        # a cached blob was not read: its extraction is the cache's
+        base = (cache.get(key) if blob else None) or detailed_symbols(
+            contents.get(blob) if blob else None, language, key, cache
         )
         head_bytes: bytes | None = None
         if f.status != "D":
