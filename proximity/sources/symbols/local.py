@@ -245,6 +245,35 @@ def _key(ws: WorkingSet, files: dict[str, str], languages: frozenset[str]) -> st
     return f"{ws.agent_id}:{ws.merge_base}:{digest.hexdigest()}"
 
 
+def _prefetch(
+    group: Sequence[WorkingSet],
+    keys: dict[str, str],
+    files: dict[str, str],
+    root: str,
+    cache: MutableMapping[str, FileSymbols],
+    languages: frozenset[str],
+) -> None:
+    """Extract every base version the working sets not yet kept will need, read through one
+    ``git cat-file --batch`` for all of them (not one per worktree)."""
+    wanted: dict[str, str] = {}
+    for ws in group:
+        if keys.get(ws.agent_id) in _CHANGES:
+            continue
+        for f in ws.files:
+            path = f.old_path if f.status in ("R", "C") and f.old_path else f.path
+            language = language_of(path)
+            blob = files.get(path)
+            if f.binary or f.status == "A" or language not in languages or not blob:
+                continue
+            if symbol_cache_key(blob, language, detail=True) not in cache:
+                wanted[blob] = language
+    contents = read_blobs(root, list(wanted))
+    for blob, language in wanted.items():
+        if blob in contents:
+            key = symbol_cache_key(blob, language, detail=True)
+            cache[key] = extract_symbols(contents[blob], language, detail=True)
+
+
 def _changes(
     ws: WorkingSet,
     key: str,
@@ -335,6 +364,7 @@ def local_symbols(
         group = by_base[commit]
         try:
             changes: dict[str, list[FileChanges]] = {}
+            _prefetch(group, keys, files, root, cache, languages)
             for ws in group:
                 found, trouble = _changes(ws, keys[ws.agent_id], files, root, cache, languages)
                 changes[ws.agent_id] = found
