@@ -19,6 +19,8 @@ of them with a new call), one process, as the daemon answers:
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -92,6 +94,27 @@ def timed(fn: Any, n: int) -> list[float]:
     return out
 
 
+def cold_process(top: Path, n: int) -> None:
+    """``radar check`` in a fresh process with no daemon (``RADAR_DAEMON=0``): the symbol read
+    starts cold every time, which is what a hook without the daemon pays."""
+    radar = str(Path(sys.executable).parent / "radar")
+    env = {**os.environ, "RADAR_DAEMON": "0", "RADAR_STATE_DIR": str(top.parent / "state")}
+    config = top / ".radar.toml"
+    runs: dict[str, list[float]] = {"radar-v1": [], "radar-v1-symbols": []}
+    for _ in range(n):
+        for profile, ms in runs.items():
+            config.write_text(f'[radar]\nprofile = "{profile}"\n')
+            start = time.perf_counter()
+            subprocess.run([radar, "check", "app/core.py", "--lines", "2-6"], cwd=top, env=env,
+                           capture_output=True, check=False)  # fmt: skip
+            ms.append((time.perf_counter() - start) * 1000)
+    config.unlink()
+    without = line("radar check, no daemon, radar-v1", runs["radar-v1"])
+    with_ = line("radar check, no daemon, radar-v1-symbols (cold read)", runs["radar-v1-symbols"])
+    print(f"  no daemon: symbols add {with_['p95'] - without['p95']:+.1f} ms at p95 "
+          f"(x{with_['p95'] / without['p95']:.2f})")  # fmt: skip
+
+
 def run(agents: int, files: int, n: int) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="radar-symbols-hook-"))
     print(f"{agents} agents / {files} files (building...)", flush=True)
@@ -122,6 +145,7 @@ def run(agents: int, files: int, n: int) -> None:
     added = with_["p95"] - without["p95"]
     print(f"  symbols add {added:+.1f} ms at p95 (x{with_['p95'] / without['p95']:.2f}), "
           f"{with_['p50'] - without['p50']:+.1f} ms at p50")  # fmt: skip
+    cold_process(top, max(10, n // 5))
     agents_json = [ws.to_agent_json() for ws in sets if ws.merge_base is not None]
     airspace = {"agents": agents_json}
     reads = line("symbol read alone (warm), as radar scan adds it",
