@@ -21,7 +21,6 @@ from proximity.engine.imports.link import Resolver
 from proximity.engine.symbols import EXTRACT_VERSION, FileSymbols, SymbolIndex
 from proximity.engine.symbols.python import extract_python_symbols
 from proximity.sources.git._run import GitError, git
-from proximity.sources.symbols.treesitter import extract_tree_sitter_symbols
 
 __all__ = [
     "SHARED_CACHE",
@@ -39,9 +38,14 @@ _SKIP_MODES = (b"160000", b"120000")  # submodules and symlinks name no source o
 
 
 def extract_symbols(source: bytes, language: str, *, detail: bool = False) -> FileSymbols:
-    """Python with :mod:`ast` (the engine's), JavaScript/TypeScript with tree-sitter."""
+    """Python with :mod:`ast` (the engine's), JavaScript/TypeScript with tree-sitter.
+
+    tree-sitter is imported on the first JavaScript/TypeScript file only: the agent side
+    reads Python symbols without it (:mod:`.local`)."""
     if language == "python":
         return extract_python_symbols(source, detail=detail)
+    from proximity.sources.symbols.treesitter import extract_tree_sitter_symbols
+
     return extract_tree_sitter_symbols(source, language, detail=detail)
 
 
