@@ -17,11 +17,10 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Iterable, MutableMapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from threading import Lock
 from typing import Any
 
 from proximity.engine.imports import (
@@ -67,20 +66,21 @@ MAX_INDEX_FILES = 400
 MAX_GREP_NAMES = 64
 """The most changed names searched for at the base (the rest reach their users by imports)."""
 
-LOCAL_CACHE = BoundedCache(20_000)
+LOCAL_CACHE: BoundedCache[str, FileSymbols] = BoundedCache(20_000)
 """Extractions by blob id (and language, version, detail): a few repositories' working sets
 and their neighbourhoods; least recently used first out."""
 
-_BASES: OrderedDict[tuple[str, str], tuple[dict[str, str], Resolver]] = OrderedDict()
-_INDEXES: OrderedDict[tuple[str, str, tuple[str, ...]], SymbolIndex] = OrderedDict()
-_MENTIONS: OrderedDict[tuple[str, str, tuple[str, ...], int], list[str]] = OrderedDict()
-_CHANGES: OrderedDict[str, tuple[list[FileChanges], list[str]]] = OrderedDict()
-_SIDES: OrderedDict[tuple[str, str], SymbolSide] = OrderedDict()
 _KEEP_CHANGES = 256  # working sets: a few repositories' agents, each a few versions back
-_RESULTS: OrderedDict[tuple[Any, ...], tuple[int, SymbolRead]] = OrderedDict()
-_LOCK = Lock()
 _KEEP_BASES = 8
 _KEEP_INDEXES = 16
+_BASES: BoundedCache[tuple[str, str], tuple[dict[str, str], Resolver]] = BoundedCache(_KEEP_BASES)
+_INDEXES: BoundedCache[tuple[str, str, tuple[str, ...]], SymbolIndex] = BoundedCache(_KEEP_INDEXES)
+_MENTIONS: BoundedCache[tuple[str, str, tuple[str, ...], int], list[str]] = BoundedCache(
+    _KEEP_INDEXES
+)
+_CHANGES: BoundedCache[str, tuple[list[FileChanges], list[str]]] = BoundedCache(_KEEP_CHANGES)
+_SIDES: BoundedCache[tuple[str, str], SymbolSide] = BoundedCache(_KEEP_CHANGES)
+_RESULTS: BoundedCache[tuple[Any, ...], tuple[int, SymbolRead]] = BoundedCache(_KEEP_INDEXES)
 _LANGUAGES: frozenset[str] | None = None
 _JS = frozenset({"javascript", "typescript", "tsx"})
 _SOURCE_GLOBS = ("*.py", "*.pyi", "*.js", "*.jsx", "*.mjs", "*.cjs", "*.ts", "*.tsx", "*.mts")
@@ -88,10 +88,8 @@ _SOURCE_GLOBS = ("*.py", "*.pyi", "*.js", "*.jsx", "*.mjs", "*.cjs", "*.ts", "*.
 
 def clear_local_cache() -> None:
     """Forget every extraction and memo of this process (a cold read, for tests and bench/)."""
-    LOCAL_CACHE.clear()
-    with _LOCK:
-        for memo in (_BASES, _INDEXES, _MENTIONS, _CHANGES, _SIDES, _RESULTS):
-            memo.clear()
+    for memo in (LOCAL_CACHE, _BASES, _INDEXES, _MENTIONS, _CHANGES, _SIDES, _RESULTS):
+        memo.clear()
 
 
 def local_languages() -> frozenset[str]:
@@ -106,11 +104,9 @@ def local_languages() -> frozenset[str]:
 def _base(repo: str, commit: str) -> tuple[dict[str, str], Resolver]:
     """``({path: blob}, resolver)`` of a commit: immutable, so kept per (repository, commit)."""
     key = (repo, commit)
-    with _LOCK:
-        hit = _BASES.get(key)
-        if hit is not None:
-            _BASES.move_to_end(key)
-            return hit
+    hit = _BASES.get(key)
+    if hit is not None:
+        return hit
     files = commit_files(repo, commit)
     configs_at = [p for p in files if is_config(p)]
     contents = read_blobs(repo, [files[p] for p in configs_at])
@@ -118,10 +114,7 @@ def _base(repo: str, commit: str) -> tuple[dict[str, str], Resolver]:
         p: contents[files[p]].decode("utf-8", "replace") for p in configs_at if files[p] in contents
     }
     hit = (files, build_resolver(files, configs))
-    with _LOCK:
-        _BASES[key] = hit
-        while len(_BASES) > _KEEP_BASES:
-            _BASES.popitem(last=False)
+    _BASES[key] = hit
     return hit
 
 
@@ -157,16 +150,11 @@ def _mentions(repo: str, commit: str, names: Sequence[str], limit: int) -> list[
         return []
     wanted = tuple(sorted(names[:MAX_GREP_NAMES]))
     key = (repo, commit, wanted, limit)
-    with _LOCK:
-        hit = _MENTIONS.get(key)
-        if hit is not None:
-            _MENTIONS.move_to_end(key)
-            return hit
+    hit = _MENTIONS.get(key)
+    if hit is not None:
+        return hit
     found = _grep(repo, commit, wanted, limit)
-    with _LOCK:
-        _MENTIONS[key] = found
-        while len(_MENTIONS) > _KEEP_INDEXES:
-            _MENTIONS.popitem(last=False)
+    _MENTIONS[key] = found
     return found
 
 
@@ -193,11 +181,9 @@ def _index(
     cache: MutableMapping[str, FileSymbols],
 ) -> SymbolIndex:
     key = (repo, commit, tuple(paths))
-    with _LOCK:
-        hit = _INDEXES.get(key)
-        if hit is not None:
-            _INDEXES.move_to_end(key)
-            return hit
+    hit = _INDEXES.get(key)
+    if hit is not None:
+        return hit
     sources = {p: lang for p in paths if (lang := language_of(p)) is not None}
     missing = [files[p] for p in sources if symbol_cache_key(files[p], sources[p]) not in cache]
     contents = read_blobs(repo, missing)
@@ -213,10 +199,7 @@ def _index(
         extracted[path] = found
     blobs = {p: files[p] for p in extracted}
     index = SymbolIndex.build(extracted, blobs, resolver)
-    with _LOCK:
-        _INDEXES[key] = index
-        while len(_INDEXES) > _KEEP_INDEXES:
-            _INDEXES.popitem(last=False)
+    _INDEXES[key] = index
     return index
 
 
@@ -284,19 +267,14 @@ def _changes(
 ) -> tuple[list[FileChanges], list[str]]:
     """``(changes, problems)`` of one working set, kept by its :func:`_key`: an unchanged
     worktree's changes are a lookup, with no file read."""
-    with _LOCK:
-        hit = _CHANGES.get(key)
-        if hit is not None:
-            _CHANGES.move_to_end(key)
-            return hit
+    hit = _CHANGES.get(key)
+    if hit is not None:
+        return hit
 
     found, trouble = changes_from_blobs(
         ws, files, root, cache=cache, languages=languages, read=read_bounded
     )
-    with _LOCK:
-        _CHANGES[key] = (found, trouble)
-        while len(_CHANGES) > _KEEP_CHANGES:
-            _CHANGES.popitem(last=False)
+    _CHANGES[key] = (found, trouble)
     return found, trouble
 
 
@@ -305,16 +283,11 @@ def _side(
 ) -> SymbolSide:
     """One agent's side, kept per (changes, index): the index is fixed by its base and files."""
     memo_key = (key, hashlib.sha1("\0".join(paths).encode(), usedforsecurity=False).hexdigest())
-    with _LOCK:
-        hit = _SIDES.get(memo_key)
-        if hit is not None:
-            _SIDES.move_to_end(memo_key)
-            return hit
+    hit = _SIDES.get(memo_key)
+    if hit is not None:
+        return hit
     side = agent_side(changes, index)
-    with _LOCK:
-        _SIDES[memo_key] = side
-        while len(_SIDES) > _KEEP_CHANGES:
-            _SIDES.popitem(last=False)
+    _SIDES[memo_key] = side
     return side
 
 
@@ -351,12 +324,10 @@ def local_symbols(
         keys.update((ws.agent_id, _key(ws, bases[commit][0], languages)) for ws in group)
     # Nothing any working set depends on changed: the last answer is this one.
     memo_key = (root, tuple(sorted(keys.items())), max_files, max_distance, languages)
-    with _LOCK:
-        hit = _RESULTS.get(memo_key)
-        if hit is not None and id(cache) == hit[0]:
-            _RESULTS.move_to_end(memo_key)
-            read = hit[1]
-            return replace(read, problems=tuple(dict.fromkeys([*problems, *read.problems])))
+    hit = _RESULTS.get(memo_key)
+    if hit is not None and id(cache) == hit[0]:
+        read = hit[1]
+        return replace(read, problems=tuple(dict.fromkeys([*problems, *read.problems])))
     sides = {}
     indexes: dict[str, SymbolIndex] = {}
     indexed: set[str] = set()
@@ -390,8 +361,5 @@ def local_symbols(
     common = max(indexes, key=lambda c: (counts[c], c))
     data = with_neighbours(sides, indexes[common], max_distance=max_distance)
     read = SymbolRead(data, tuple(sorted(indexes)), tuple(problems), tuple(sorted(indexed)))
-    with _LOCK:
-        _RESULTS[memo_key] = (id(cache), read)
-        while len(_RESULTS) > _KEEP_INDEXES:
-            _RESULTS.popitem(last=False)
+    _RESULTS[memo_key] = (id(cache), read)
     return read
