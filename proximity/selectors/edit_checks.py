@@ -111,6 +111,19 @@ def _stored_symbols(repo: Any) -> SymbolData | None:
         return None
 
 
+def _stored_merge_checks(repo: Any) -> list[dict[str, Any]] | None:
+    """The pairs whose done merge check found problems only the merge has, as the repository's
+    last scan scored them (``options.mergeChecks``): the checks ran on the server's worker, and
+    the pre-edit check reads their stored verdict instead of running one. ``None``: none."""
+    if not repo.merge_checks:
+        return None
+    scan = latest_scan(repo)
+    if scan is None or scan.profile != repo.profile:
+        return None
+    stored = (scan.result or {}).get("mergeChecks")
+    return stored if isinstance(stored, list) and stored else None
+
+
 def edit_check(
     *,
     principal: Principal,
@@ -134,6 +147,9 @@ def edit_check(
     options = dict(airspace["options"])
     if "conflicts" in options:
         options["conflicts"] = _conflicts_on(options["conflicts"], agent_id, paths)
+    merge_pairs = _stored_merge_checks(repo)
+    if merge_pairs is not None:
+        options["mergeChecks"] = merge_pairs
     airspace["options"] = options
     try:
         advisories = check_agent(

@@ -206,6 +206,9 @@ def _store(
         from proximity.engine.symbols import symbol_data_to_json
 
         row.result["symbolInput"] = symbol_data_to_json(symbols)
+    merge_pairs = inputs.airspace["options"].get("mergeChecks")
+    if merge_pairs:  # the pairs whose done merge check found merge-only problems, for the same
+        row.result["mergeChecks"] = merge_pairs  # reason: the check scores the scan's verdicts
     row.agent_count = result["counts"]["agents"]
     row.advisory_count = result["counts"]["advisories"]
     row.status, row.finished_at, row.input_order, row.error = Status.DONE, now, order, ""
