@@ -141,7 +141,7 @@ CACHES = {
 }
 
 # Product tunables.
-OVERLAP_DEFAULT_PROFILE = env_str("OVERLAP_DEFAULT_PROFILE", "radar-v1")
+OVERLAP_DEFAULT_PROFILE = env_str("OVERLAP_DEFAULT_PROFILE", "radar-v1-symbols")
 OVERLAP_SCAN_DEBOUNCE_SECONDS = env_float("OVERLAP_SCAN_DEBOUNCE_SECONDS", 0.3, minimum=0.0)
 # The time bucket in a scan's input hash: what changes with time alone is re-scored this often.
 OVERLAP_SCAN_RESCORE_SECONDS = env_int("OVERLAP_SCAN_RESCORE_SECONDS", 300, minimum=10)

@@ -74,13 +74,18 @@ class Policy:
     """Planned lines the mainline changed since the branch's base (docs/AGENTS.md)."""
 
 
+# The engine's DEFAULT_PROFILE, spelled out: loading a configuration imports no engine code
+# (tests/agent/test_symbols_everywhere.py holds the two equal).
+DEFAULT_PROFILE = "radar-v1-symbols"
+
+
 @dataclass(frozen=True, slots=True)
 class RadarConfig:
     server: str | None = None
     token: str | None = field(default=None, repr=False)
     repository: str | None = None
     base: str = "main"
-    profile: str = "radar-v1"
+    profile: str = DEFAULT_PROFILE
     policy: Policy = field(default_factory=Policy)
     source: str | None = None
     ignore: tuple[str, ...] = ()
@@ -285,7 +290,7 @@ def load_config(
             repository or env.get("RADAR_REPOSITORY") or radar.get("repository") or user.repository
         ),
         base=_base(radar.get("base", "main")),
-        profile=str(radar.get("profile", "radar-v1")),
+        profile=str(radar.get("profile", DEFAULT_PROFILE)),
         policy=_policy(policy_table),
         ignore=_ignore(radar),
         source=str(Path(root) / CONFIG_FILE) if data and root is not None else None,

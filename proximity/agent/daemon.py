@@ -210,9 +210,9 @@ class _Handler(socketserver.BaseRequestHandler):
     def _answer(self, request: dict[str, Any]) -> dict[str, Any]:
         command = request.get("command")
         if command == "status":
-            from proximity.sources.git import _run
+            from proximity.sources.git import readcache
 
-            cache = _run._READ_CACHE
+            cache = readcache.current()
             watched, unwatched = cache.coverage() if cache is not None else (0, 0)
             return {
                 "pid": os.getpid(),

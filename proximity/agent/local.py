@@ -3,7 +3,10 @@
 Every worktree of the repository is read as a scan reads it (``proximity.sources.git``) and the
 engine scores the planned edit against them with the repository's profile. No import graph and
 no dry-run merges are computed on this path (they take seconds on a large tree); the server,
-which keeps both from its last scan, answers with them.
+which keeps both from its last scan, answers with them. The symbol channel is read here too,
+from git's object store and the worktrees against a bounded index
+(:mod:`proximity.sources.symbols.local`), so the hook, ``manage.py radar scan`` and the server
+give one answer on the same worktrees (docs/DECISIONS.md, "One answer everywhere").
 """
 
 from __future__ import annotations
@@ -13,16 +16,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from proximity.agent.state import LocalState
+from proximity.agent.state import LocalState, hook_log
 from proximity.agent.textual import git_simulator
 from proximity.agent.worktree import AskingWorktree, engine_entries
-from proximity.engine.airspace import check_agent
+from proximity.engine.airspace import DEFAULT_PROFILE, PROFILES, check_agent
 from proximity.engine.findings import CheckResult, findings_from_advisories
 from proximity.engine.textual import textual_verdicts
 from proximity.sources.diff_excerpts import diff_excerpts
 from proximity.sources.git import WorkingSet, read_working_sets
+from proximity.sources.symbols.local import local_symbols
+from proximity.sources.symbols.read import SymbolRead
 
-__all__ = ["local_check"]
+__all__ = ["local_check", "read_local_symbols"]
 
 Planned = list[tuple[str, tuple[tuple[int, int], ...] | None, str]]
 
@@ -32,15 +37,18 @@ def local_check(
     planned: Planned,
     *,
     base: str = "main",
-    profile: str = "radar-v1",
+    profile: str = DEFAULT_PROFILE,
     state: LocalState | None = None,
     sets: tuple[WorkingSet, ...] | None = None,
     files: list[dict[str, object]] | None = None,
     written: Mapping[str, str] | None = None,
+    symbols: SymbolRead | None = None,
 ) -> CheckResult:
     """``sets`` and ``files`` may be read ahead (see :func:`read_ahead`); else read here.
     ``written``: each path's text as the planned edit leaves it, where known, so a would-be
-    denial is judged by git's merge of the shared file (:mod:`proximity.agent.textual`)."""
+    denial is judged by git's merge of the shared file (:mod:`proximity.agent.textual`).
+    ``symbols``: the symbol channel's input when read ahead; with a profile that has the
+    channel it is otherwise read here (:func:`read_local_symbols`), as a scan reads it."""
     if sets is None:
         sets = read_working_sets(worktree.top, base=base)
     me = next((ws for ws in sets if Path(ws.path).resolve() == worktree.top), None)
@@ -63,7 +71,14 @@ def local_check(
         "agents": [asking, *entries.values()],
         "options": {"now": time.time() * 1000.0},
     }
-    advisories = check_agent(airspace, agent_id=agent_id, profile=profile)["advisories"]
+    if symbols is None and profile in PROFILES and "symbol" in PROFILES[profile].channels:
+        symbols = read_local_symbols(worktree.top, [*([me] if me else []), *others.values()])
+    advisories = check_agent(
+        airspace,
+        agent_id=agent_id,
+        profile=profile,
+        symbols=symbols.data if symbols is not None else None,
+    )["advisories"]
     paths = [p for p, _, _ in planned]
     _add_excerpts(entries, others, advisories, agent_id, paths)
     acked = (state or LocalState(worktree.common_dir)).acknowledged(agent_id)
@@ -89,6 +104,16 @@ def local_check(
         paths=tuple(paths),
         lines={p: None if not r else [list(x) for x in r] for p, r, _ in planned},
     )
+
+
+def read_local_symbols(top: str | Path, sets: Sequence[WorkingSet]) -> SymbolRead | None:
+    """The symbol channel's input from these worktrees, or ``None`` when it cannot be read:
+    the channel is then 0 and the textual channels answer alone (a check never fails on it)."""
+    try:
+        return local_symbols(top, sets)
+    except Exception as exc:  # an unreadable object store must not stop the pre-edit check
+        hook_log(f"symbols not read: {type(exc).__name__}: {exc}")
+        return None
 
 
 def _add_excerpts(

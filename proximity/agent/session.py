@@ -54,11 +54,11 @@ def _working_sets(
 
     if _MEMO is None:
         return read_working_sets(top, base=base, max_workers=max_workers, ignore=ignore)
-    from proximity.sources.git import _run
+    from proximity.sources.git import readcache
 
     key = (str(top), base, tuple(ignore))
     _RECENT[key] = time.monotonic()
-    cache = _run._READ_CACHE
+    cache = readcache.current()
     if cache is None:
         return read_working_sets(top, base=base, max_workers=max_workers, memo=_MEMO, ignore=ignore)
     # With file notifications, no event since a read began means that read is still exact:
@@ -88,11 +88,21 @@ def refresh_recent(*, seconds: float = 10.0) -> int:
         try:
             with git_deadline(time.monotonic() + seconds):
                 read_again = _working_sets(top, base, ignore=ignore)
+                _warm_symbols(top, read_again)
         except (GitError, OSError):
             continue
         _RECENT[(top, base, ignore)] = asked  # a background read is not a caller
         done += bool(read_again)
     return done
+
+
+def _warm_symbols(top: str, sets: tuple[WorkingSet, ...]) -> None:
+    """Extract the changed files' symbols and their neighbourhood into the process's blob
+    cache (:data:`proximity.sources.symbols.local.LOCAL_CACHE`), so the next check's symbol
+    read is lookups. Only the symbol channel's input; a failure is the next check's to report."""
+    from proximity.agent.local import read_local_symbols
+
+    read_local_symbols(top, sets)
 
 
 def _in_thread(fn: Any, *args: Any, **kwargs: Any) -> Any:

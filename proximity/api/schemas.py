@@ -9,6 +9,7 @@ from ninja import Schema
 from pydantic import AfterValidator, AwareDatetime, BeforeValidator, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from proximity.engine.airspace.profiles import DEFAULT_PROFILE
 from proximity.services.time_bounds import iso_time, time_window_error
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$"
@@ -151,7 +152,7 @@ class RepositoryIn(In):
     base_branch: str = Field(default="main", max_length=255)
     watch: bool = False
     webhook_url: str = Field(default="", max_length=200)
-    profile: str = Field(default="radar-v1", max_length=32)
+    profile: str = Field(default=DEFAULT_PROFILE, max_length=32)
     merge_checks: bool = False
     merge_check_tests: bool = False
 

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from django.db import models
 from django.db.models import Q
 
+from proximity.engine.airspace.profiles import DEFAULT_PROFILE
 from proximity.models.access import Principal
 
 # The earliest time an agent may send (services/time_bounds.py), also a database constraint.
@@ -27,7 +28,7 @@ class Repository(models.Model):
     # Opt-in on top: the merge checks also run this repository's tests that reach both sides'
     # changes, on the merge and on each side (runs the repository's code on the worker).
     merge_check_tests = models.BooleanField(default=False)
-    profile = models.CharField(max_length=32, default="radar-v1")
+    profile = models.CharField(max_length=32, default=DEFAULT_PROFILE)
     webhook_url = models.URLField(blank=True, help_text="POST each trigger message here too")
     # Exact textual conflicts found by the last watch tick's dry-run merges (engine options shape).
     watch_conflicts = models.JSONField(default=list, blank=True)

@@ -2,7 +2,8 @@
 
 ``POST /api/check`` answers what ``radar hook`` answers locally, from what the server keeps:
 every other agent's current snapshot, the repository's import graph and the watcher's dry-run
-conflicts, scored with the repository's profile by the same engine function. Nothing is
+conflicts, and the symbol input of the last scan (a profile with the symbol channel), scored with
+the repository's profile by the same engine function. Nothing is
 written: a check is a question, and its answer must not move any advisory.
 """
 
@@ -10,15 +11,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from proximity.engine.airspace import AirspaceInputError, check_agent
+from proximity.engine.airspace import PROFILES, AirspaceInputError, check_agent
 from proximity.engine.findings import CheckResult, findings_from_advisories
 from proximity.engine.textual import textual_verdicts
 from proximity.exceptions import InvalidInputError, NotFoundError
 from proximity.models import Agent, EditAcknowledgement, Principal, ProximityAdvisory
 from proximity.selectors.advisories import repository_get
-from proximity.selectors.airspace import airspace_inputs
+from proximity.selectors.airspace import airspace_inputs, latest_scan
+
+if TYPE_CHECKING:
+    from proximity.engine.symbols import SymbolData
 
 __all__ = ["edit_check", "visible_agent"]
 
@@ -88,6 +92,38 @@ def _stored_evidence(findings: list[Any], live: dict[str, ProximityAdvisory]) ->
     return out
 
 
+def _stored_symbols(repo: Any) -> SymbolData | None:
+    """The symbol input of the repository's last scan, for a profile with the channel: the
+    worktrees are the scan's to read (this check opens none), and scoring the same input makes
+    the check answer as the scan and the agent's own check do. ``None``: channel 0."""
+    profile = PROFILES.get(repo.profile)
+    if profile is None or "symbol" not in profile.channels:
+        return None
+    scan = latest_scan(repo)
+    stored = (scan.result or {}).get("symbolInput") if scan is not None else None
+    if stored is None or scan is None or scan.profile != repo.profile:
+        return None
+    from proximity.engine.symbols.jsonio import SymbolInputError, symbol_data_from_json
+
+    try:
+        return symbol_data_from_json(stored)
+    except SymbolInputError:  # written by an older symbol version: read again by the next scan
+        return None
+
+
+def _stored_merge_checks(repo: Any) -> list[dict[str, Any]] | None:
+    """The pairs whose done merge check found problems only the merge has, as the repository's
+    last scan scored them (``options.mergeChecks``): the checks ran on the server's worker, and
+    the pre-edit check reads their stored verdict instead of running one. ``None``: none."""
+    if not repo.merge_checks:
+        return None
+    scan = latest_scan(repo)
+    if scan is None or scan.profile != repo.profile:
+        return None
+    stored = (scan.result or {}).get("mergeChecks")
+    return stored if isinstance(stored, list) and stored else None
+
+
 def edit_check(
     *,
     principal: Principal,
@@ -111,9 +147,14 @@ def edit_check(
     options = dict(airspace["options"])
     if "conflicts" in options:
         options["conflicts"] = _conflicts_on(options["conflicts"], agent_id, paths)
+    merge_pairs = _stored_merge_checks(repo)
+    if merge_pairs is not None:
+        options["mergeChecks"] = merge_pairs
     airspace["options"] = options
     try:
-        advisories = check_agent(airspace, agent_id=agent_id, profile=repo.profile)["advisories"]
+        advisories = check_agent(
+            airspace, agent_id=agent_id, profile=repo.profile, symbols=_stored_symbols(repo)
+        )["advisories"]
     except AirspaceInputError as exc:
         field = exc.field.replace("agents[0].", "")
         raise InvalidInputError(str(exc).split(": ", 1)[-1], field=field) from None

@@ -169,7 +169,12 @@ def _supersede(row: ProximityScan, order: int, applied: int, now: datetime) -> N
 
 
 def _store(
-    row: ProximityScan, result: dict[str, Any], inputs: AirspaceInputs, order: int, now: datetime
+    row: ProximityScan,
+    result: dict[str, Any],
+    inputs: AirspaceInputs,
+    order: int,
+    now: datetime,
+    symbols: SymbolData | None = None,
 ) -> None:
     # NO KEY: rows inserted by reports that reference the repository must not wait on this lock.
     repo = Repository.objects.select_for_update(no_key=True).filter(pk=row.repository_id).first()
@@ -195,6 +200,15 @@ def _store(
     row.result["generatedAt"] = result["generatedAt"]
     if "symbols" in result:  # which agents the symbol channel saw (the rest are unknown)
         row.result["symbols"] = result["symbols"]
+    if symbols is not None:
+        # The channel's input itself (small: changed symbols and the uses that reach them), so
+        # the server's pre-edit check scores the same symbol data as this scan (one answer).
+        from proximity.engine.symbols import symbol_data_to_json
+
+        row.result["symbolInput"] = symbol_data_to_json(symbols)
+    merge_pairs = inputs.airspace["options"].get("mergeChecks")
+    if merge_pairs:  # the pairs whose done merge check found merge-only problems, for the same
+        row.result["mergeChecks"] = merge_pairs  # reason: the check scores the scan's verdicts
     row.agent_count = result["counts"]["agents"]
     row.advisory_count = result["counts"]["advisories"]
     row.status, row.finished_at, row.input_order, row.error = Status.DONE, now, order, ""
@@ -256,7 +270,7 @@ def scan_run(
         if merge is not None:
             merge.annotate(result)
         with transaction.atomic():
-            _store(row, result, inputs, repo.scan_input_order, now)
+            _store(row, result, inputs, repo.scan_input_order, now, symbols)
             _finish_request(repo, repo.scan_requested_at)
     except Exception as exc:  # any failure must leave a reason, never a row stuck running
         _fail(row, repo, exc, now)

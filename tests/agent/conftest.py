@@ -24,7 +24,7 @@ RADAR = str(Path(sys.executable).parent / "radar")
 
 #: The agent tests that need the server or mcp extras; the light-core run (RADAR_LIGHT_CORE=1,
 #: scripts/light-core-tests: only numpy and scipy installed) leaves exactly these out.
-NEEDS_EXTRAS = ("test_hooks_server.py", "test_mcp_server.py")
+NEEDS_EXTRAS = ("test_hooks_server.py", "test_mcp_server.py", "test_symbols_everywhere.py")
 LIGHT_CORE = os.environ.get("RADAR_LIGHT_CORE") == "1"
 if LIGHT_CORE:
     collect_ignore = list(NEEDS_EXTRAS)

@@ -9,20 +9,28 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from proximity.engine.airspace.output import advisory_json
 from proximity.engine.airspace.parse import parse_airspace
-from proximity.engine.airspace.profiles import PROFILES, SCORER_VERSION, resolve
+from proximity.engine.airspace.profiles import DEFAULT_PROFILE, PROFILES, SCORER_VERSION, resolve
 from proximity.engine.airspace.scorers import score
 from proximity.engine.airspace.validate import AirspaceInputError
 from proximity.engine.airspace.verdicts import decide
+
+if TYPE_CHECKING:
+    from proximity.engine.symbols.sides import SymbolData
 
 __all__ = ["check_agent"]
 
 
 def check_agent(
-    airspace: Mapping[str, Any], *, agent_id: str, profile: str = "radar-v1"
+    airspace: Mapping[str, Any],
+    *,
+    agent_id: str,
+    profile: str = DEFAULT_PROFILE,
+    symbols: SymbolData | None = None,
 ) -> dict[str, Any]:
     """Advisories that involve ``agent_id`` in ``airspace``, riskiest first.
 
@@ -33,6 +41,8 @@ def check_agent(
         returned is about that edit and not about work it did earlier.
     agent_id : the asking agent; it must be one of ``airspace["agents"]``.
     profile : scoring profile, as for a scan.
+    symbols : the symbol channel's input, already built (as for :func:`~.scan.scan`); it
+        replaces the airspace's ``symbols`` key. Only a profile with the channel reads it.
 
     Returns
     -------
@@ -48,6 +58,8 @@ def check_agent(
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose one of {sorted(PROFILES)}")
     parsed = parse_airspace(airspace, lenient=PROFILES[profile].reference_input)
+    if symbols is not None:
+        parsed = replace(parsed, symbols=symbols)
     ids = [a.agent_id for a in parsed.agents]
     if agent_id not in ids:
         raise AirspaceInputError("agentId", f"{agent_id!r} is not an agent of the airspace")

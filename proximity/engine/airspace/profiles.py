@@ -123,7 +123,9 @@ PROFILES: Mapping[str, Profile] = {
         },
     ),
 }
-DEFAULT_PROFILE = "radar-v1"
+# Semantic coupling is heard by default (issue 30): with no symbol data the channel is 0 and
+# every risk is radar-v1's to the bit, so a caller that reads no symbols answers as before.
+DEFAULT_PROFILE = "radar-v1-symbols"
 
 
 def _clamp01(value: float) -> float:

@@ -22,7 +22,13 @@ from proximity.engine.airspace.layout import tree_layout
 from proximity.engine.airspace.model import Airspace
 from proximity.engine.airspace.output import result_json, symbols_json
 from proximity.engine.airspace.parse import parse_airspace
-from proximity.engine.airspace.profiles import PROFILES, SCORER_VERSION, Settings, resolve
+from proximity.engine.airspace.profiles import (
+    DEFAULT_PROFILE,
+    PROFILES,
+    SCORER_VERSION,
+    Settings,
+    resolve,
+)
 from proximity.engine.airspace.recency import recency_weight
 from proximity.engine.airspace.scorers import score
 from proximity.engine.airspace.verdicts import Verdicts, decide
@@ -105,7 +111,7 @@ def _embed(airspace: Airspace, settings: Settings, now_ms: float) -> Embedding:
 
 
 def scan_airspace(
-    airspace: Airspace, *, profile: str = "radar-v1", engine: str = "fast"
+    airspace: Airspace, *, profile: str = DEFAULT_PROFILE, engine: str = "fast"
 ) -> ScanResult:
     """Score a parsed airspace with ``profile``; ``engine="reference"`` uses the per-pair path.
 
@@ -124,7 +130,7 @@ def scan_airspace(
 def scan(
     airspace: Mapping[str, Any],
     *,
-    profile: str = "radar-v1",
+    profile: str = DEFAULT_PROFILE,
     graphs: Mapping[str, Mapping[str, tuple[str, ...]]] | None = None,
     engine: str = "fast",
     symbols: SymbolData | None = None,

@@ -1,8 +1,10 @@
 """``manage.py radar``: read every worktree of a repository and report advisories. Read-only.
 
-``radar scan --repo PATH [--base main] [--profile radar-v1] [--json]`` prints the advisories as a
-table (or the engine's JSON). ``radar check FILE [--agent ID]`` answers an agent hook's "may I
-edit FILE?": exit 0 when clear, 2 with one line per other agent when there is an advisory.
+``radar scan --repo PATH [--base main] [--profile radar-v1-symbols] [--json]`` prints the
+advisories as a table (or the engine's JSON). ``radar check FILE [--agent ID]`` answers an agent
+hook's "may I edit FILE?": exit 0 when clear, 2 with one line per other agent when there is an
+advisory. With a profile that has the symbol channel, symbols are read as the agent's own check
+reads them (:mod:`proximity.sources.symbols.local`), so both give one answer.
 """
 
 from __future__ import annotations
@@ -10,14 +12,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from proximity.engine.airspace import PROFILES, AirspaceInputError, scan
+from proximity.engine.airspace import DEFAULT_PROFILE, PROFILES, AirspaceInputError, scan
 from proximity.sources.git import GitError
 from proximity.sources.git.airspace import RepoAirspace, read_repository_airspace
 from proximity.sources.radar_files import repository_ignore_globs
+
+if TYPE_CHECKING:
+    from proximity.engine.symbols import SymbolData
 
 EXIT_ADVISORY = 2
 
@@ -38,6 +43,7 @@ class Command(BaseCommand):
     help = "Read all worktrees of a repository and report collision advisories (read-only)."
     requires_system_checks: list[str] = []
     requires_migrations_checks = False
+    _symbols: SymbolData | None = None
 
     def add_arguments(self, parser: CommandParser) -> None:
         sub = parser.add_subparsers(dest="action", required=True)
@@ -45,7 +51,7 @@ class Command(BaseCommand):
             p = sub.add_parser(name)
             p.add_argument("--repo", default=".", help="any folder of the repository (default .)")
             p.add_argument("--base", default="main", help="base branch (default main)")
-            p.add_argument("--profile", default="radar-v1", choices=sorted(PROFILES))
+            p.add_argument("--profile", default=DEFAULT_PROFILE, choices=sorted(PROFILES))
             p.add_argument("--no-graph", action="store_true", help="skip the import graph")
             p.add_argument("--now", help="ISO-8601 instant to score at (default: the clock)")
         sub.choices["scan"].add_argument("--json", action="store_true", help="engine JSON")
@@ -68,14 +74,31 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         for problem in read.problems:
             self.stderr.write(f"problem: {problem}")
+        self._symbols = self._read_symbols(read, o)
         if o["action"] == "scan":
             self._scan(read, o)
         else:
             self._check(read, o)
 
+    def _read_symbols(self, read: RepoAirspace, o: dict[str, Any]) -> SymbolData | None:
+        """The symbol channel's input, read as the agent's hook reads it (one answer)."""
+        if "symbol" not in PROFILES[o["profile"]].channels:
+            return None
+        from proximity.sources.symbols.local import local_symbols
+
+        try:
+            symbols = local_symbols(o["repo"], read.working_sets)
+        except GitError as exc:
+            self.stderr.write(f"problem: symbols not read ({exc})")
+            return None
+        for problem in symbols.problems:
+            if problem not in read.problems:
+                self.stderr.write(f"problem: {problem}")
+        return symbols.data
+
     def _run(self, airspace: dict[str, Any], profile: str) -> dict[str, Any]:
         try:
-            return scan(airspace, profile=profile)
+            return scan(airspace, profile=profile, symbols=self._symbols)
         except AirspaceInputError as exc:
             raise CommandError(f"engine refused the airspace: {exc}") from exc
 

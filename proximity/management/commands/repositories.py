@@ -1,6 +1,6 @@
 """``manage.py repositories add|list|remove``: register the repositories agents report into.
 
-``add NAME --path P [--scope S] [--base main] [--watch] [--webhook URL] [--profile radar-v1]``,
+``add NAME --path P [--scope S] [--base main] [--watch] [--webhook URL] [--profile PROFILE]``,
 ``list``, ``remove NAME [--yes]``. Bad input is one line naming the flag, and nothing is stored.
 """
 

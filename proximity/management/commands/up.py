@@ -24,15 +24,12 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from proximity.engine.airspace import PROFILES
+from proximity.engine.airspace import DEFAULT_PROFILE, PROFILES
 from proximity.exceptions import DomainError
 from proximity.management.commands.users import announce
 from proximity.services.first_run import repository_up
 from proximity.services.watch import repository_watch_tick
 
-# Semantic collisions on: `up` always watches a clone, which is what the symbol channel reads,
-# and a lead's first hour should show an agent changing a function another's lines call.
-UP_PROFILE = "radar-v1-symbols"
 FLAGS = {
     "path": "PATH",
     "name": "--name",
@@ -73,9 +70,9 @@ class Command(BaseCommand):
         parser.add_argument("--addr", default="127.0.0.1:8000", help="where the board is served")
         parser.add_argument(
             "--profile",
-            default=UP_PROFILE,
+            default=DEFAULT_PROFILE,
             choices=sorted(PROFILES),
-            help=f"scoring profile of a new registration (default {UP_PROFILE})",
+            help=f"scoring profile of a new registration (default {DEFAULT_PROFILE})",
         )
         parser.add_argument(
             "--password-file", default=None, help="write a new lead's password here (0600)"

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CACHED_VERBS", "FRESHNESS_S", "GitReadCache", "install"]
+__all__ = ["CACHED_VERBS", "FRESHNESS_S", "GitReadCache", "current", "install"]
 
 #: An edit this old is always seen by a cached answer (the bound the tests hold it to).
 FRESHNESS_S = 1.0
@@ -216,6 +216,14 @@ def _handler(cache: GitReadCache, root: str) -> Any:
             cache._event(root)
 
     return Handler()
+
+
+def current() -> GitReadCache | None:
+    """The cache :func:`install` put under this process's git calls, if any."""
+    from proximity.sources.git import _run
+
+    cache = _run._READ_CACHE
+    return cache if isinstance(cache, GitReadCache) else None
 
 
 def install() -> GitReadCache | None:

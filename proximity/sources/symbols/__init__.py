@@ -3,9 +3,14 @@
 Python is extracted by the engine (:mod:`ast`), JavaScript and TypeScript here with the
 tree-sitter grammars the import graph uses; files come from git's object store (the base
 commit) and from each worktree (its own versions). Read-only, like every reader here.
+
+Importing this package loads no tree-sitter (the agent side has none):
+:func:`extract_tree_sitter_symbols` is loaded on first use.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from proximity.sources.symbols.index import (
     SYMBOL_LANGUAGES,
@@ -23,7 +28,6 @@ from proximity.sources.symbols.read import (
     read_symbol_data,
     worktree_changes,
 )
-from proximity.sources.symbols.treesitter import extract_tree_sitter_symbols
 
 __all__ = [
     "SYMBOL_LANGUAGES",
@@ -40,3 +44,11 @@ __all__ = [
     "symbol_cache_key",
     "worktree_changes",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "extract_tree_sitter_symbols":
+        from proximity.sources.symbols.treesitter import extract_tree_sitter_symbols
+
+        return extract_tree_sitter_symbols
+    raise AttributeError(name)

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import gc
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, MutableMapping
+from collections.abc import Hashable, Iterable, Iterator, MutableMapping
 from pathlib import Path
 from threading import Lock
+from typing import TypeVar
 
 from proximity.engine.imports import build_resolver, is_config, language_of, resolver_key
 from proximity.engine.imports.link import Resolver
 from proximity.engine.symbols import EXTRACT_VERSION, FileSymbols, SymbolIndex
 from proximity.engine.symbols.python import extract_python_symbols
 from proximity.sources.git._run import GitError, git
-from proximity.sources.symbols.treesitter import extract_tree_sitter_symbols
 
 __all__ = [
     "SHARED_CACHE",
@@ -39,9 +39,14 @@ _SKIP_MODES = (b"160000", b"120000")  # submodules and symlinks name no source o
 
 
 def extract_symbols(source: bytes, language: str, *, detail: bool = False) -> FileSymbols:
-    """Python with :mod:`ast` (the engine's), JavaScript/TypeScript with tree-sitter."""
+    """Python with :mod:`ast` (the engine's), JavaScript/TypeScript with tree-sitter.
+
+    tree-sitter is imported on the first JavaScript/TypeScript file only: the agent side
+    reads Python symbols without it (:mod:`.local`)."""
     if language == "python":
         return extract_python_symbols(source, detail=detail)
+    from proximity.sources.symbols.treesitter import extract_tree_sitter_symbols
+
     return extract_tree_sitter_symbols(source, language, detail=detail)
 
 
@@ -49,40 +54,50 @@ def symbol_cache_key(blob: str, language: str, *, detail: bool = False) -> str:
     return f"{blob}:{language}:s{EXTRACT_VERSION}{'d' if detail else ''}"
 
 
-class BoundedCache(MutableMapping[str, FileSymbols]):
-    """A thread-safe least-recently-used mapping holding at most ``size`` extractions."""
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class BoundedCache(MutableMapping[K, V]):
+    """A thread-safe least-recently-used mapping holding at most ``size`` entries: the
+    extractions by blob, and the agent side's memos of immutable or keyed answers
+    (:mod:`.local`)."""
 
     def __init__(self, size: int = 100_000) -> None:
         self.size = size
-        self._data: OrderedDict[str, FileSymbols] = OrderedDict()
+        self._data: OrderedDict[K, V] = OrderedDict()
         self._lock = Lock()
 
-    def __getitem__(self, key: str) -> FileSymbols:
+    def __getitem__(self, key: K) -> V:
         with self._lock:
             value = self._data[key]
             self._data.move_to_end(key)
             return value
 
-    def __setitem__(self, key: str, value: FileSymbols) -> None:
+    def __setitem__(self, key: K, value: V) -> None:
         with self._lock:
             self._data[key] = value
             self._data.move_to_end(key)
             while len(self._data) > self.size:
                 self._data.popitem(last=False)
 
-    def __delitem__(self, key: str) -> None:
+    def __delitem__(self, key: K) -> None:
         with self._lock:
             del self._data[key]
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> Iterator[K]:
         with self._lock:
             return iter(list(self._data))
 
     def __len__(self) -> int:
         return len(self._data)
 
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
 
-SHARED_CACHE = BoundedCache()
+
+SHARED_CACHE: BoundedCache[str, FileSymbols] = BoundedCache()
 """The default extraction cache of this process."""
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, MutableMapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from threading import Lock
@@ -43,6 +43,7 @@ from proximity.sources.symbols.index import (
 
 __all__ = [
     "SymbolRead",
+    "changes_from_blobs",
     "clear_index_cache",
     "detailed_symbols",
     "index_for",
@@ -63,6 +64,8 @@ class SymbolRead:
     data: SymbolData
     bases: tuple[str, ...]
     problems: tuple[str, ...]
+    indexed: tuple[str, ...] | None = None
+    """The base files indexed, when the index is bounded (the agent side's reader)."""
 
     def digest(self) -> str:
         """Changes when the channel's input changes (for a scan's idempotency key)."""
@@ -120,32 +123,59 @@ def worktree_changes(
     cache: MutableMapping[str, FileSymbols] | None = None,
 ) -> tuple[list[FileChanges], list[str]]:
     """The symbol changes of one working set's source files, and the problems met."""
+    return changes_from_blobs(ws, index.blobs, repo, cache=cache)
+
+
+def _read_whole(path: Path) -> bytes | None:
+    return path.read_bytes()
+
+
+def changes_from_blobs(
+    ws: WorkingSet,
+    blobs: Mapping[str, str],
+    repo: str | Path,
+    *,
+    cache: MutableMapping[str, FileSymbols] | None = None,
+    languages: frozenset[str] = SYMBOL_LANGUAGES,
+    read: Callable[[Path], bytes | None] = _read_whole,
+) -> tuple[list[FileChanges], list[str]]:
+    """:func:`worktree_changes` against the base listing ``blobs`` (``{path: blob}``), for the
+    source files in ``languages``; ``read`` reads a worktree file (``None``: too large, the
+    file is left out with a problem)."""
     cache = SHARED_CACHE if cache is None else cache
     wanted = [
         f
         for f in ws.files
         if not f.binary
-        and language_of(_base_path(f)) in SYMBOL_LANGUAGES
-        and language_of(f.path) in SYMBOL_LANGUAGES
+        and language_of(_base_path(f)) in languages
+        and language_of(f.path) in languages
     ]
-    base_blobs = {f.path: index.blobs.get(_base_path(f)) for f in wanted if f.status != "A"}
-    contents = read_blobs(repo, [b for b in base_blobs.values() if b])
+    base_blobs = {f.path: blobs.get(_base_path(f)) for f in wanted if f.status != "A"}
+    # A blob whose extraction is cached is not read again: a repeated read starts no git.
+    unread = [
+        b
+        for p, b in base_blobs.items()
+        if b and symbol_cache_key(b, language_of(p) or "python", detail=True) not in cache
+    ]
+    contents = read_blobs(repo, unread)
     out, problems = [], []
     for f in wanted:
         language = language_of(f.path) or "python"
         blob = base_blobs.get(f.path)
-        base = detailed_symbols(
-            contents.get(blob) if blob else None,
-            language,
-            symbol_cache_key(blob or "", language, detail=True),
-            cache,
+        key = symbol_cache_key(blob or "", language, detail=True)
+        # a cached blob was not read: its extraction is the cache's
+        base = (cache.get(key) if blob else None) or detailed_symbols(
+            contents.get(blob) if blob else None, language, key, cache
         )
         head_bytes: bytes | None = None
         if f.status != "D":
             try:
-                head_bytes = (Path(ws.path) / f.path).read_bytes()
+                head_bytes = read(Path(ws.path) / f.path)
             except OSError as exc:
                 problems.append(f"{ws.agent_id}: {f.path} unreadable ({exc.strerror or exc})")
+                continue
+            if head_bytes is None:
+                problems.append(f"{ws.agent_id}: {f.path} not read (too large or not a file)")
                 continue
         digest = hashlib.sha1(head_bytes or b"", usedforsecurity=False).hexdigest()
         head = detailed_symbols(

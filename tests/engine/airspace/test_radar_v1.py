@@ -13,7 +13,7 @@ ENGINES = ["fast", "reference"]
 
 
 def radar(data: dict[str, Any], engine: str = "fast") -> dict[str, Any]:
-    return scan(data, engine=engine)
+    return scan(data, profile="radar-v1", engine=engine)
 
 
 def channels(data: dict[str, Any], engine: str, a: str = "a", b: str = "b") -> dict[str, float]:

@@ -32,7 +32,7 @@ def test_staff_registers_a_repository_and_everyone_in_scope_lists_it(
         "name": "web",
         "scope": "team-a",
         "baseBranch": "main",
-        "profile": "radar-v1",
+        "profile": "radar-v1-symbols",  # the default (issue 30)
         "agentCount": 0,
         "mergeChecks": False,
         "mergeCheckTests": False,

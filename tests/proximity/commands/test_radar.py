@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from proximity.engine.airspace import DEFAULT_PROFILE
 from tests.sources.gitrepo import ScriptedRepo, build_scenario, repo_state
 
 NOW = "2023-11-15T01:10:00Z"  # ten minutes after the scenario's uncommitted edits
@@ -54,7 +55,7 @@ def test_scan_json_is_the_engine_result_with_conflict_flags(scenario: ScriptedRe
     code, out, _ = _run("scan", "--repo", str(scenario.root), "--now", NOW, "--json")
     result = json.loads(out)
     assert code == 0
-    assert result["profile"] == "radar-v1"
+    assert result["profile"] == DEFAULT_PROFILE == "radar-v1-symbols"
     pairs = {(a["a"], a["b"]): a["conflict"] for a in result["advisories"]}
     assert pairs[("alpha", "beta")] is True
     assert pairs[("beta", "detached:delta")] is True

@@ -49,7 +49,7 @@ def test_up_registers_the_folder_watched_links_the_lead_and_reads_it_once(
         True,
     )
     assert Path(repo.path) == invkit.root.resolve()
-    assert repo.profile == "radar-v1-symbols"  # semantic collisions on: up always has a clone
+    assert repo.profile == "radar-v1-symbols"  # semantic collisions on (the default profile)
     assert repo.watched_at is not None
     lead = Principal.objects.get(name="dana")
     assert (lead.scopes, lead.lead_scopes, lead.user.is_staff) == (["invkit"], ["invkit"], True)

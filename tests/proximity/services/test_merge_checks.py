@@ -12,9 +12,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 
 from proximity.api.presenters import advisory_out
-from proximity.models import MergeCheck, ProximityAdvisory, Repository
+from proximity.models import Agent, MergeCheck, ProximityAdvisory, Repository
+from proximity.selectors.edit_checks import edit_check
 from proximity.services.merge_checks import (
     current_trees,
     merge_check_run,
@@ -123,6 +125,30 @@ def test_a_merge_only_break_is_found_stored_and_fed_to_the_channel(
     assert shown.state == "checked"
     assert shown.checked_at == row.checked_at.isoformat()
     assert shown.problems[0]["message"] == "line 1: cannot import name 'helper' from app.util"
+
+
+def test_the_servers_pre_edit_check_scores_the_stored_merge_verdict(
+    scripted: ScriptedRepo, repository: Repository
+) -> None:
+    """One answer (issue 30, point 1): the check an agent asks before an edit weighs the merge
+    check's stored verdict as the scan does, without running a merge itself."""
+    planned = [{"path": "app/report.py", "lines": [[4, 4]]}]
+
+    def asked() -> dict[str, float]:
+        beta = Agent.objects.get(repository=repository, agent_id="beta")
+        result = edit_check(principal=beta.principal, repository="app", agent_id="beta",
+                            files=planned, now=timezone.now())  # fmt: skip
+        [finding] = [f for f in result.findings if f.other == "alpha"]
+        return finding.channels
+
+    scan_now(repository)
+    assert asked().get("merge-check", 0.0) == 0.0  # not checked yet: nothing to weigh
+    check = _the_check(repository)
+    assert merge_check_run(check_id=check.pk) is not None
+    scan_now(repository)
+    assert asked()["merge-check"] == 1.0
+    advisory = ProximityAdvisory.objects.get(repository=repository)
+    assert advisory.channels["merge-check"] == 1.0
 
 
 def test_a_rerun_reuses_the_stored_check_and_runs_nothing_twice(

@@ -32,7 +32,7 @@ def _stored() -> list[dict[str, Any]]:
 
 def test_a_repository_without_a_scope_is_scoped_by_its_name() -> None:
     repo = repository_create(principal=None, name="web")
-    assert (repo.scope, repo.base_branch, repo.profile) == ("web", "main", "radar-v1")
+    assert (repo.scope, repo.base_branch, repo.profile) == ("web", "main", "radar-v1-symbols")
     assert not repo.watch
 
 

@@ -9,7 +9,7 @@ import pytest
 from django.test import override_settings
 from django.utils import timezone
 
-from proximity.engine.airspace import SCORER_VERSION
+from proximity.engine.airspace import DEFAULT_PROFILE, SCORER_VERSION
 from proximity.models import ProximityAdvisory, ProximityScan, Repository, TriggerMessage
 from proximity.selectors.airspace import airspace_inputs
 from proximity.services.scans import scan_run
@@ -47,7 +47,7 @@ def test_two_reports_become_a_stored_advisory_and_delivered_messages(
     assert wait_for(lambda: ProximityAdvisory.objects.filter(band="resolution").exists())
     advisory = ProximityAdvisory.objects.get()
     assert advisory.scorer_version
-    assert advisory.profile == "radar-v1"
+    assert advisory.profile == DEFAULT_PROFILE
     inbox = {
         agent: client.get(
             f"/api/repositories/web/agents/{agent}/messages", **partial.headers
