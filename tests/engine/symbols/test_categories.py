@@ -10,6 +10,7 @@ agree on the value and the items.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -252,13 +253,6 @@ TRAFFIC_CASES: list[Case] = [
         NORMALISE_BODY,
         views('return "about"', 'return normalise("About")'),
         "body-call",
-    ),
-    # 2. both edit the body of one function, on disjoint lines
-    (
-        "2-same-body",
-        util("cleaned = name.strip()", "cleaned = name.strip(' _')"),
-        NORMALISE_BODY,
-        "same-symbol",
     ),
     # 3. a method of another class through a local variable or an annotated parameter
     (
@@ -504,10 +498,31 @@ def test_controls_stay_clear(
     assert case.pair().get("level", "clear") == "clear"
 
 
+# 2. both edit the body of one function, on disjoint lines: found, but loose under the shipped
+# strengths (its alarm cost on pip's train slice, docs/EVALUATION.md); Traffic with the rule on.
+SAME_BODY = (
+    util("cleaned = name.strip()", "cleaned = name.strip(' _')"),
+    NORMALISE_BODY,
+)
+
+
+def test_both_sides_editing_one_body_is_found_and_loose_until_the_rule_is_turned_on() -> None:
+    case = _case(*SAME_BODY)
+    fast, reference, data = _channels(case)
+    assert fast == reference == pytest.approx(ST.loose)
+    assert ST.loose < TRAFFIC
+    on = replace(ST, same_body=0.4)
+    scores = symbol_scores(["alpha", "beta"], data, on)
+    reference_on = symbol_scores(["alpha", "beta"], data, on, engine="reference")
+    assert float(scores.value[0]) == float(reference_on.value[0]) == pytest.approx(0.4)
+    [pair] = scores.items
+    assert any(i.reason == "same-symbol" and i.strength == 0.4 for i in scores.items[pair])
+
+
 def test_there_are_at_least_as_many_controls_as_categories() -> None:
     categories = {name.split("-")[0] for name, *_ in TRAFFIC_CASES}
-    assert categories == {"1", "2", "3", "4", "5", "6"}
-    assert len(CLEAR_CASES) >= len(categories)
+    assert categories == {"1", "3", "4", "5", "6"}  # 2 has its own test above: loose by default
+    assert len(CLEAR_CASES) >= len(categories) + 1
 
 
 def test_the_evidence_says_what_couples() -> None:
