@@ -44,7 +44,12 @@ def advisory_detail(a: WorkingSetSnapshot, b: WorkingSetSnapshot) -> dict[str, A
 def _fields(adv: dict[str, Any], agents: dict[str, Agent], scan: ProximityScan) -> dict[str, Any]:
     rate = adv.get("closureRate")
     risk = min(1.0, max(0.0, float(adv["risk"])))
-    probability, label = calibrate(risk, profile=scan.profile, scorer_version=scan.scorer_version)
+    probability, label = calibrate(
+        risk,
+        profile=scan.profile,
+        scorer_version=scan.scorer_version,
+        channels=adv.get("channels") or {},
+    )
     return {
         "band": ProximityAdvisory.Band.of_level(adv["level"]),
         "risk": risk,
