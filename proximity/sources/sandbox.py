@@ -58,10 +58,12 @@ class Bind:
 class Sandbox:
     """How test runs are isolated. ``user``: who runs them when the worker is root;
     ``stage_python``: the interpreter of the setup stage (the worker's, run before any
-    privilege is dropped); ``tmpfs_mb``: the size of each private temporary folder."""
+    privilege is dropped); ``stage``: its script, which the worker must be able to read (a
+    standalone file run with ``-I -S``); ``tmpfs_mb``: the size of each private temporary folder."""
 
     user: str = "nobody"
     stage_python: str = sys.executable
+    stage: str = STAGE
     tmpfs_mb: int = 512
     worker_is_root: bool | None = None  # None: as this process is
 
@@ -115,7 +117,7 @@ class Sandbox:
         namespaces += ["--ipc", "--uts"]
         if ids is None:
             namespaces = ["--user", "--map-root-user", *namespaces]
-        stage = [self.stage_python, "-I", "-S", "-B", STAGE, json.dumps(spec)]
+        stage = [self.stage_python, "-I", "-S", "-B", self.stage, json.dumps(spec)]
         return [unshare, *namespaces, "--", *stage]
 
 

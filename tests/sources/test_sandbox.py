@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from proximity.sources.limits import Limits
-from proximity.sources.sandbox import INSIDE, Bind, Sandbox
+from proximity.sources.sandbox import INSIDE, STAGE, Bind, Sandbox
 from proximity.sources.testenv import choose_python, system_python
 from proximity.sources.testruns import materialise, run_pytest
 from tests.sources.gitrepo import ScriptedRepo
@@ -215,7 +215,12 @@ def test_a_worker_that_is_not_root_runs_tests_in_a_user_namespace(
 ) -> None:
     """The worker here is ``nobody``: it cannot change user, so the sandbox adds a user
     namespace; its own files (a folder it owns outside the scratch one) stay read-only."""
-    sandbox = Sandbox(worker_is_root=False, stage_python=system_python())
+    # the worker (nobody here) reads its stage script where it is installed for it: a copy
+    # beside the test, since this checkout may sit in a folder only root may enter
+    stage = tmp_path / "sandbox_stage.py"
+    shutil.copyfile(STAGE, stage)
+    stage.chmod(0o644)
+    sandbox = Sandbox(worker_is_root=False, stage_python=system_python(), stage=str(stage))
     mine = tmp_path / "workers-own"
     mine.mkdir()
     os.chown(mine, 65534, 65534)
