@@ -22,9 +22,17 @@ from tests.sources.gitrepo import ScriptedRepo, numbered
 
 RADAR = str(Path(sys.executable).parent / "radar")
 
-#: The agent tests that need the server or mcp extras; the light-core run (RADAR_LIGHT_CORE=1,
-#: scripts/light-core-tests: only numpy and scipy installed) leaves exactly these out.
-NEEDS_EXTRAS = ("test_hooks_server.py", "test_mcp_server.py", "test_symbols_everywhere.py")
+#: The agent tests that need the server or mcp extras (they drive the server's faces beside the
+#: hook); the light-core run (RADAR_LIGHT_CORE=1, scripts/light-core-tests: only numpy, scipy and
+#: watchdog installed) leaves exactly these out.
+NEEDS_EXTRAS = (
+    "test_hooks_server.py",
+    "test_mcp_server.py",
+    "test_report_excerpts.py",
+    "test_right_of_way.py",
+    "test_symbols_everywhere.py",
+    "test_textual_merge.py",
+)
 LIGHT_CORE = os.environ.get("RADAR_LIGHT_CORE") == "1"
 if LIGHT_CORE:
     collect_ignore = list(NEEDS_EXTRAS)
