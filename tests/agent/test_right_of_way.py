@@ -42,11 +42,9 @@ def _at(minutes_ago: int) -> dict[str, str]:
     return {"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
 
 
-@pytest.fixture
-def encounter(tmp_path: Path, _state_dir: Path) -> Scene:
-    """alice's branch was made 10 minutes ago and her line 22 committed 5 minutes ago; bob's
-    branch was made 8 minutes ago and his line 23 is not committed. Recent, so a scan of the
-    two working sets raises the Resolution the checks raise."""
+def dated_pair(tmp_path: Path, state: Path, alice: tuple[int, int], bob: int) -> Scene:
+    """alice's branch made 10 minutes ago with her lines ``alice`` committed 5 minutes ago; bob's
+    branch made 8 minutes ago with his line ``bob`` not committed."""
     repo = ScriptedRepo.create(tmp_path)
     repo.write("core.py", numbered(60))
     repo.commit("base")
@@ -55,10 +53,19 @@ def encounter(tmp_path: Path, _state_dir: Path) -> Scene:
         run_git(repo.root, "worktree", "add", "-q", "-b", name, str(target), "main",
                 env=_at(minutes))  # fmt: skip
         repo.worktrees[name] = target
-    repo.replace_lines("core.py", 22, 22, worktree="alice", tag="alice")
-    run_git(repo.path("alice"), "commit", "-qam", "alice: core 22", env=_at(5))
-    repo.replace_lines("core.py", 23, 23, worktree="bob", tag="bob")
-    return Scene(repo, repo.path("alice"), repo.path("bob"), _state_dir)
+    first, last = alice
+    repo.replace_lines("core.py", first, last, worktree="alice", tag="alice")
+    where = f"{first}" if first == last else f"{first}-{last}"
+    run_git(repo.path("alice"), "commit", "-qam", f"alice: core {where}", env=_at(5))
+    repo.replace_lines("core.py", bob, bob, worktree="bob", tag="bob")
+    return Scene(repo, repo.path("alice"), repo.path("bob"), state)
+
+
+@pytest.fixture
+def encounter(tmp_path: Path, _state_dir: Path) -> Scene:
+    """alice's line 22 against bob's line 23. Recent, so a scan of the two working sets raises
+    the Resolution the checks raise."""
+    return dated_pair(tmp_path, _state_dir, (22, 22), 23)
 
 
 def _hook(scene: Scene, who: str, old: str) -> dict[str, Any]:

@@ -21,25 +21,13 @@ from proximity.agent.config import Policy
 from proximity.agent.decide import decide
 from tests.agent.conftest import Scene
 from tests.agent.payloads import load
-from tests.agent.test_right_of_way import _at, _report, _server_check
+from tests.agent.test_right_of_way import _report, _server_check, dated_pair
 from tests.factories import bind_agents, make_caller, make_repository
-from tests.sources.gitrepo import ScriptedRepo, numbered, run_git
 
 
 @pytest.fixture
 def history(tmp_path: Path, _state_dir: Path) -> Scene:
-    repo = ScriptedRepo.create(tmp_path)
-    repo.write("core.py", numbered(60))
-    repo.commit("base")
-    for name, minutes in (("alice", 10), ("bob", 8)):
-        target = tmp_path / name
-        run_git(repo.root, "worktree", "add", "-q", "-b", name, str(target), "main",
-                env=_at(minutes))  # fmt: skip
-        repo.worktrees[name] = target
-    repo.replace_lines("core.py", 40, 44, worktree="alice", tag="alice")
-    run_git(repo.path("alice"), "commit", "-qam", "alice: core 40-44", env=_at(5))
-    repo.replace_lines("core.py", 52, 52, worktree="bob", tag="bob")
-    return Scene(repo, repo.path("alice"), repo.path("bob"), _state_dir)
+    return dated_pair(tmp_path, _state_dir, (40, 44), 52)
 
 
 def _after(scene: Scene, who: str, line: int) -> str:
