@@ -284,6 +284,10 @@ def test_a_local_acknowledgement_lands_in_the_pairs_trail(scene: Scene) -> None:
 def test_one_ack_names_every_agent_a_denial_named(scene: Scene) -> None:
     scene.repo.add_worktree("carol")
     scene.repo.replace_lines("core.py", 21, 23, worktree="carol", tag="carol")
+    # Committed at the scripted (old) time, carol's start is older than bob's: bob steers from
+    # both. Left uncommitted, carol would be dated by its creation, after bob's, and hold only
+    # when the two fell in one second.
+    scene.repo.commit("carol's lines", worktree="carol")
     reason = _decision(scene.hook("claude", _edit(scene, "line 22\n")).stdout)
     assert "radar ack alice carol" in reason["permissionDecisionReason"]
     ack = scene.radar("ack", "alice", "carol")
