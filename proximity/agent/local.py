@@ -106,14 +106,35 @@ def local_check(
     )
 
 
+#: The last symbol read in a process whose git reads are watched (the daemon): the working
+#: sets it was read from (held, so their ids stay theirs), the event count when it began, and
+#: the read. The same working-set objects with no file event since are the same answer, given
+#: without the stat of every changed file that :func:`local_symbols` makes to know it.
+_LAST_READ: tuple[frozenset[int], int, tuple[WorkingSet, ...], SymbolRead] | None = None
+
+
 def read_local_symbols(top: str | Path, sets: Sequence[WorkingSet]) -> SymbolRead | None:
     """The symbol channel's input from these worktrees, or ``None`` when it cannot be read:
     the channel is then 0 and the textual channels answer alone (a check never fails on it)."""
+    global _LAST_READ
+    from proximity.sources.git import readcache
+
+    cache = readcache.current()
+    # Only the working sets the read uses, whoever asks (the hook or the background refresh).
+    kept = tuple(ws for ws in sets if ws.merge_base is not None)
+    ids = frozenset(id(ws) for ws in kept)
+    last = _LAST_READ
+    if cache is not None and last is not None and last[0] == ids and cache.unchanged_since(last[1]):
+        return last[3]
+    mark = cache.sequence if cache is not None else 0
     try:
-        return local_symbols(top, sets)
+        read = local_symbols(top, sets)
     except Exception as exc:  # an unreadable object store must not stop the pre-edit check
         hook_log(f"symbols not read: {type(exc).__name__}: {exc}")
         return None
+    if cache is not None:
+        _LAST_READ = (ids, mark, kept, read)
+    return read
 
 
 def _add_excerpts(

@@ -1,0 +1,89 @@
+"""The daemon's symbol read: one answer while nothing changed, a new read after any change.
+
+In a process whose git reads are watched (the daemon), the same working-set objects with no
+file event since the last symbol read are answered with that read, without stat-ing every
+changed file again; a file event (another agent's edit) makes the next read a real one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from proximity.agent.local import read_local_symbols
+from proximity.sources.git import _run, read_working_sets, readcache
+from tests.sources.gitrepo import ScriptedRepo
+
+BASE = "def total(xs):\n    return sum(xs)\n\n\ndef mean(xs):\n    return total(xs) / len(xs)\n"
+
+
+@pytest.fixture
+def watched() -> Iterator[readcache.GitReadCache]:
+    cache = readcache.install()
+    if cache is None:
+        pytest.skip("no file notifications on this machine")
+    try:
+        yield cache
+    finally:
+        _run.use_read_cache(None)
+        cache.close()
+
+
+def _repo(tmp_path: Path) -> ScriptedRepo:
+    repo = ScriptedRepo.create(tmp_path)
+    repo.write("calc.py", BASE)
+    repo.commit("base")
+    repo.add_worktree("alice")
+    repo.add_worktree("bob")
+    repo.write("calc.py", BASE.replace("sum(xs)", "sum(xs) + 0"), worktree="alice")
+    return repo
+
+
+def _changed(read: object) -> list[str]:
+    sides = read.data.sides  # type: ignore[attr-defined]
+    return sorted(c.symbol for c in sides["alice"].changes)
+
+
+def _settle(cache: readcache.GitReadCache, after: int) -> None:
+    """Until the notifications of an edit have arrived (well within the freshness bound)."""
+    deadline = time.monotonic() + readcache.FRESHNESS_S
+    while cache.sequence == after and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def test_an_unchanged_airspace_is_one_read_and_an_edit_is_read_again(
+    tmp_path: Path, watched: readcache.GitReadCache
+) -> None:
+    repo = _repo(tmp_path)
+    sets = read_working_sets(repo.root)  # its git calls put every worktree under watch
+    assert watched.covers([str(repo.root), *(ws.path for ws in sets)])
+    time.sleep(0.2)  # the setup's own events
+    first = read_local_symbols(repo.root, sets)
+    assert first is not None
+    assert _changed(first) == ["calc.py::total"]
+    again = read_local_symbols(repo.root, list(reversed(sets)))  # any order, same sets
+    assert again is first
+
+    mark = watched.sequence
+    repo.write("calc.py", BASE.replace("/ len(xs)", "/ max(len(xs), 1)"), worktree="alice")
+    _settle(watched, mark)
+    # The same working-set objects, read before the edit: the event alone makes it a read.
+    assert read_local_symbols(repo.root, sets) is not first
+    fresh = read_local_symbols(repo.root, read_working_sets(repo.root))  # as the daemon reads
+    assert fresh is not None
+    assert _changed(fresh) == ["calc.py::mean"]
+
+
+def test_without_watched_reads_every_call_reads(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    sets = read_working_sets(repo.root)
+    assert readcache.current() is None
+    first = read_local_symbols(repo.root, sets)
+    second = read_local_symbols(repo.root, sets)
+    assert first is not None
+    assert second is not None
+    assert second is not first
+    assert _changed(second) == _changed(first) == ["calc.py::total"]
