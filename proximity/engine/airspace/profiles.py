@@ -117,6 +117,9 @@ PROFILES: Mapping[str, Profile] = {
             # issue 30's narrow couplings, each needing both sides' changed lines or symbols:
             # Traffic alone (docs/DECISIONS.md, "Semantic coupling categories (issue 30)")
             "body_call": 0.4,
+            # ... but not for a hub: a callee that code in 10 or more other files calls
+            # (docs/DECISIONS.md, "body_call leaves hubs out")
+            "hub_files": 10,
             # both sides editing one function's body: measured at 4.2 % of pip train's clean
             # concurrent pairs raised (alarm rate 0.133 with it, 0.091 without); loose until a
             # narrower rule earns it back (docs/EVALUATION.md, issue 30's alarm rate)

@@ -76,11 +76,15 @@ class Strengths:
     same_body: float = 0.15
     """Both sides changed the body of one function or method (on different lines)."""
     shared_state: float = 0.15
+    """One side changed or wrote state (a module variable, a class attribute, a field) that
+    the other side's changed lines read or write: a read/write hazard."""
     parameter_call: float = 0.15
     """A call through an attribute of a parameter (``ctx.store.save()``) on an *unchanged*
     line of a function one side changed, of a function or method the other side changed."""
-    """One side changed or wrote state (a module variable, a class attribute, a field) that
-    the other side's changed lines read or write: a read/write hazard."""
+    hub_files: int = 0
+    """``body_call`` is left out for a callee that code in this many other files calls
+    (:attr:`SymbolChange.callers`): a hub's body changes under every caller alike, so a
+    call of it says little about this pair (0: every callee counts)."""
 
     @classmethod
     def of(cls, values: Mapping[str, float]) -> Strengths:
@@ -98,6 +102,7 @@ class Strengths:
             same_body=float(values.get("same_body", d.same_body)),
             shared_state=float(values.get("shared_state", d.shared_state)),
             parameter_call=float(values.get("parameter_call", d.parameter_call)),
+            hub_files=int(values.get("hub_files", d.hub_files)),
         )
 
 
@@ -180,6 +185,11 @@ def body_edits(c: SymbolChange) -> bool:
     return c.kind in CALLABLE and "body" in c.changes
 
 
+def hub(c: SymbolChange, st: Strengths) -> bool:
+    """Code in at least ``st.hub_files`` other files calls ``c``'s symbol."""
+    return st.hub_files > 0 and c.callers >= st.hub_files
+
+
 def semantic_item(x: int, c: SymbolChange, y: int, u: SymbolUse, st: Strengths) -> Item | None:
     """Issue 30's narrow couplings of a change with an exact use on the other's changed lines:
     a call of a function whose body changed (``body-call``), a read or write of state the
@@ -188,7 +198,7 @@ def semantic_item(x: int, c: SymbolChange, y: int, u: SymbolUse, st: Strengths) 
         return None
     if c.kind in STATE_SYMBOLS and u.kind in STATE_USES:
         return Item(st.shared_state, "hazard", "state", x, c, y, u)
-    if body_edits(c) and u.kind in BODY_USES:
+    if body_edits(c) and u.kind in BODY_USES and not hub(c, st):
         return Item(st.body_call, "coupling", "body-call", x, c, y, u)
     return None
 

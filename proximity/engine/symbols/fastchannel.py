@@ -69,6 +69,7 @@ class _Rows:
         self.c_interface = self.c_returns | self.c_signature
         # issue 30's narrow couplings (channel.semantic_item): body edits, state changed
         self.c_body = np.array(list(map(body_edits, changes)), dtype=bool)
+        self.c_callers = np.array([c.callers for c in changes], dtype=np.int64)
         self.c_state = np.array([c.kind in STATE_SYMBOLS for c in changes], dtype=bool)
         self.c_wrote = np.array(["state" in c.changes for c in changes], dtype=bool)
         kinds = list(map(_GET_KIND, uses))
@@ -263,7 +264,8 @@ def _use_strength(r: _Rows, c: Ints, u: Ints, st: Strengths) -> NDArray[np.float
     out = np.where(r.c_gone[c], np.maximum(out, st.breaking * factor), out)
     out = np.where(r.c_returns[c] & call, np.maximum(out, st.returns * factor), out)
     state = exact & r.c_state[c] & r.u_state[u]
-    body = exact & r.c_body[c] & r.u_body[u] & ~state
+    hubs = r.c_callers[c] >= st.hub_files if st.hub_files > 0 else np.zeros(len(c), dtype=bool)
+    body = exact & r.c_body[c] & r.u_body[u] & ~state & ~hubs
     out = np.where(state, np.maximum(out, st.shared_state), out)
     out = np.where(body, np.maximum(out, st.body_call), out)
     # A signature against a call: does the call still bind? Asked once per (signature,

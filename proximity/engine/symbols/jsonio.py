@@ -56,6 +56,7 @@ def _change_json(c: SymbolChange) -> dict[str, Any]:
         "writes": list(c.writes),
         "accesses": list(c.accesses),
         "near": [list(n) for n in c.near],
+        "callers": c.callers,
     }
     out.update({k: v for k, v in optional.items() if v})
     if c.signature is not None:
@@ -187,6 +188,7 @@ def _change(entry: Any, where: str) -> SymbolChange:
         writes=_texts(entry, "writes", where),
         accesses=_texts(entry, "accesses", where),
         near=_near(entry.get("near"), f"{where}.near"),
+        callers=_int(entry.get("callers", 0), f"{where}.callers"),
     )
 
 

@@ -29,7 +29,7 @@ __all__ = [
 EXTRACT_VERSION = 2
 """Bumped whenever an extractor's output changes, so cached extractions are not reused."""
 
-SYMBOL_VERSION = "symbols-2026.12.2"
+SYMBOL_VERSION = "symbols-2026.12.3"
 """Extraction, change classification and the symbol channel's rules; travels with results."""
 
 KINDS = ("function", "class", "method", "constant", "type", "field")

@@ -58,7 +58,10 @@ class SymbolChange:
     ``base_lines``: where it was in the base. ``outcome`` digests the resulting state, so two
     agents that made the same change to a symbol have equal outcomes. ``near`` lists other
     changed symbols within the call distance, ``+d`` when this one reaches it in ``d`` calls or
-    uses, ``-d`` when it reaches this one."""
+    uses, ``-d`` when it reaches this one. ``callers``: for a function or method whose body
+    changed, how many other base files hold code that calls or names it (its fan-in in the
+    index, which a bounded index counts up to its bound), so the channel can tell a hub half
+    the code calls from a helper two callers share."""
 
     symbol: str
     kind: str
@@ -78,6 +81,7 @@ class SymbolChange:
     writes: tuple[str, ...] = ()
     accesses: tuple[str, ...] = ()
     near: tuple[tuple[str, int], ...] = ()
+    callers: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -412,10 +416,20 @@ def symbol_data(
     return with_neighbours(sides, index, max_distance=max_distance)
 
 
+def _callers(index: SymbolIndex, c: SymbolChange) -> int:
+    """Other base files whose definitions call or name ``c``'s symbol; 0 unless its body
+    changed (the only rule that reads it)."""
+    if c.kind not in ("function", "method") or "body" not in c.changes:
+        return 0
+    own = split_id(c.symbol)[0]
+    return len({split_id(user)[0] for user in index.users(c.symbol)} - {own})
+
+
 def with_neighbours(
     sides: Mapping[str, SymbolSide], index: SymbolIndex, *, max_distance: int = 2
 ) -> SymbolData:
-    """The sides with ``near`` filled from ``index``'s uses, restricted to changed symbols.
+    """The sides with ``near`` filled from ``index``'s uses, restricted to changed symbols,
+    and ``callers`` of every function or method whose body changed.
 
     Restricting ``near``, and keeping only the uses of a changed symbol or of one whose own
     uses reach a changed symbol, is exact for the channel: nothing left out can raise a pair.
@@ -430,7 +444,7 @@ def with_neighbours(
             if c.changes != ("added",):
                 if c.symbol not in memo:
                     memo[c.symbol] = _near(index, c.symbol, changed - {c.symbol}, max_distance)
-                c = replace(c, near=memo[c.symbol])
+                c = replace(c, near=memo[c.symbol], callers=_callers(index, c))
             changes.append(c)
         uses = []
         for u in side.uses:

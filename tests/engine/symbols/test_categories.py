@@ -519,6 +519,35 @@ def test_both_sides_editing_one_body_is_found_and_loose_until_the_rule_is_turned
     assert any(i.reason == "same-symbol" and i.strength == 0.4 for i in scores.items[pair])
 
 
+def _hub_case(callers: int) -> Scenario:
+    """Category 1 again, with ``callers`` more modules of the base calling ``normalise``."""
+    caller = "from app.util import normalise\n\n\ndef c{k}(x):\n    return normalise(x)\n"
+    more = {f"app/c{k}.py": caller.format(k=k) for k in range(callers)}
+    call = views("name = normalise(request)", "name = normalise(request or '')")
+    return Scenario({**BASE, **more}, {"alpha": NORMALISE_BODY, "beta": call})
+
+
+def test_a_call_of_a_hub_whose_body_changed_stays_loose() -> None:
+    """body_call leaves out a callee code in ``hub_files`` other files calls: its body
+    changes under every caller alike (docs/DECISIONS.md, "body_call leaves hubs out")."""
+    assert ST.hub_files == 10
+    below = _hub_case(ST.hub_files - 2)  # views.py and 8 more: 9 other files
+    [change] = below.data().sides["alpha"].changes
+    assert change.callers == ST.hub_files - 1
+    assert below.pair()["level"] == "advisory"
+    hub = _hub_case(ST.hub_files - 1)
+    data = hub.data()
+    [change] = data.sides["alpha"].changes
+    assert change.callers == ST.hub_files
+    fast = symbol_scores(["alpha", "beta"], data, ST)
+    reference = symbol_scores(["alpha", "beta"], data, ST, engine="reference")
+    assert float(fast.value[0]) == float(reference.value[0]) == pytest.approx(ST.loose)
+    assert hub.pair().get("level", "clear") == "clear"
+    every = replace(ST, hub_files=0)  # the rule for every callee, as before
+    assert float(symbol_scores(["alpha", "beta"], data, every).value[0]) == pytest.approx(0.4)
+    assert symbol_data_from_json(symbol_data_to_json(data)) == data
+
+
 def test_there_are_at_least_as_many_controls_as_categories() -> None:
     categories = {name.split("-")[0] for name, *_ in TRAFFIC_CASES}
     assert categories == {"1", "3", "4", "5", "6"}  # 2 has its own test above: loose by default
@@ -577,6 +606,7 @@ def _random_side(rng: random.Random, pool: list[str]) -> SymbolSide:
                 "m.py",
                 (1, 2),
                 outcome=rng.choice("pq"),
+                callers=rng.choice([0, 3, ST.hub_files - 1, ST.hub_files, 40]),
             )
         )
     uses = [
