@@ -48,7 +48,9 @@ def check_agent(
     -------
     dict
         ``{"advisories": [...], "profile", "scorerVersion"}``; each advisory has the scan's
-        shape (``a, b, level, risk, channels, steer, hold, ...``).
+        shape and values (``a, b, level, risk, channels, steer, hold, ...``), except that
+        ``cluster`` numbers the asker's own component of Resolution pairs 0 (the scan numbers
+        every component of the airspace, which the check does not score).
 
     Raises
     ------
@@ -66,8 +68,10 @@ def check_agent(
     settings = resolve(PROFILES[profile], parsed.options)
     opts = parsed.options
     now_ms = opts.now_ms if opts.now_ms is not None else time.time() * 1e3
-    verdicts = decide(parsed, settings, score(parsed, settings, now_ms), now_ms)
     me = ids.index(agent_id)
+    # Only the asker's pairs are scored: each pair's channels and its right of way read the two
+    # agents alone, so the values are the whole table's (tests/engine/airspace/test_check.py).
+    verdicts = decide(parsed, settings, score(parsed, settings, now_ms, focus=me), now_ms)
     rows = [
         r
         for r in verdicts.links.tolist()

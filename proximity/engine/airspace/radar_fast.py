@@ -44,8 +44,12 @@ def _write(
     np.maximum.at(out.reshape(-1), agent_x * out.shape[0] + agent_y, values)
 
 
-def _overlap_adjacency(arrays: RadarArrays, n: int, floor: float | None) -> tuple[Floats, Floats]:
-    """Units (agent, base key) sharing a key, as pairs for small groups and blocks for hot ones."""
+def _overlap_adjacency(
+    arrays: RadarArrays, n: int, floor: float | None, focus: int | None = None
+) -> tuple[Floats, Floats]:
+    """Units (agent, base key) sharing a key, as pairs for small groups and blocks for hot ones;
+    with ``focus``, only the pairs of that agent (a hot group is then its units against the
+    rest, which needs no block)."""
     overlap, adjacency = np.zeros((n, n)), np.zeros((n, n))
     agent, key, weight = arrays.unit_agent, arrays.unit_key, arrays.unit_weight
     sticky = arrays.unit_overlap_weight
@@ -58,12 +62,19 @@ def _overlap_adjacency(arrays: RadarArrays, n: int, floor: float | None) -> tupl
     group, kx, ky = ragged_cross(np.where(size < _BLOCK, size, 0), np.where(size < _BLOCK, size, 0))
     x, y = order[ptr[group] + kx], order[ptr[group] + ky]
     keep = agent[x] < agent[y]
+    if focus is not None:
+        keep &= (agent[x] == focus) | (agent[y] == focus)
     x, y = x[keep], y[keep]
     inter, touch = pair_intervals(interval_sets, x, y)
     fields = (agent, weight, sticky, whole, interval_sets.size)
     _score(overlap, adjacency, fields, x, y, inter, touch, floor)
     for g in np.flatnonzero(size >= _BLOCK).tolist():
         members = order[ptr[g] : ptr[g + 1]]
+        if focus is not None:
+            x, y = _against(members, agent, focus)
+            inter, touch = pair_intervals(interval_sets, x, y)
+            _score(overlap, adjacency, fields, x, y, inter, touch, floor)
+            continue
         block, near = block_intervals(interval_sets, members, members)
         bx, by = np.triu_indices(len(members), k=1)
         bx_units, by_units, shared = members[bx], members[by], block[bx, by]
@@ -73,6 +84,15 @@ def _overlap_adjacency(arrays: RadarArrays, n: int, floor: float | None) -> tupl
         touching[check] = pair_intervals(interval_sets, bx_units[check], by_units[check])[1]
         _score(overlap, adjacency, fields, bx_units, by_units, shared, touching, floor)
     return overlap, adjacency
+
+
+def _against(members: Ints, agent: Ints, focus: int) -> tuple[Ints, Ints]:
+    """Every unit of ``focus`` in ``members`` against every other agent's, as ``(x, y)`` unit
+    pairs with ``agent[x] < agent[y]``."""
+    mine, rest = members[agent[members] == focus], members[agent[members] != focus]
+    ours, theirs = np.repeat(mine, len(rest)), np.tile(rest, len(mine))
+    first = agent[theirs] < focus
+    return np.where(first, theirs, ours), np.where(first, ours, theirs)
 
 
 def _score(
@@ -153,11 +173,14 @@ def _tree(arrays: RadarArrays, n: int) -> Floats:
     return 1.0 - tree_min_matrix(agent, paths, n, leaf=False)
 
 
-def score_radar_fast(airspace: Airspace, settings: Settings, now_ms: float) -> PairTable:
-    """radar-v1 channels for every pair with a non-zero channel, ``i < j`` in input order."""
+def score_radar_fast(
+    airspace: Airspace, settings: Settings, now_ms: float, *, focus: int | None = None
+) -> PairTable:
+    """radar-v1 channels for every pair with a non-zero channel, ``i < j`` in input order;
+    with ``focus`` (an agent's index), only that agent's pairs, with the same values."""
     arrays = radar_arrays(airspace, now_ms, overlap_floor=settings.overlap_recency_floor)
     n = len(airspace.agents)
-    overlap, adjacency = _overlap_adjacency(arrays, n, settings.overlap_floor)
+    overlap, adjacency = _overlap_adjacency(arrays, n, settings.overlap_floor, focus)
     matrices = (
         _conflicts(airspace),
         overlap,
@@ -167,6 +190,9 @@ def score_radar_fast(airspace: Airspace, settings: Settings, now_ms: float) -> P
         _tree(arrays, n),
     )
     i, j = all_pairs(n)
+    if focus is not None:
+        mine = (i == focus) | (j == focus)
+        i, j = i[mine], j[mine]
     channels = np.stack([np.clip(m[i, j], 0.0, 1.0) for m in matrices], axis=1)
     keep = channels.any(axis=1)
     return PairTable(i[keep], j[keep], channels[keep])

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from proximity.engine.airspace import AirspaceInputError, check_agent, scan
+from proximity.engine.airspace.profiles import PROFILES
 from proximity.engine.airspace.rightofway import components
+from tests.engine.airspace.randomworld import random_airspace
 
 AIRSPACE = {
     "agents": [
@@ -103,3 +107,54 @@ def test_a_checks_right_of_way_counts_the_askers_whole_working_set(
 def test_work_files_must_be_a_count() -> None:
     with pytest.raises(AirspaceInputError, match=r"agents\[0\]\.workFiles"):
         check_agent(_tied(-1), agent_id="bob")
+
+
+def _hot(seed: int, n_agents: int = 55) -> dict:
+    """``n_agents`` agents editing one file (a hot group, past the block size) and a few others."""
+    rng = random.Random(seed)
+    agents = []
+    for a in range(n_agents):
+        start = rng.randint(1, 400)
+        files = [{"path": "app/core.py", "lines": [[start, start + rng.randint(0, 4)]],
+                  "baseHunks": [[start, rng.randint(0, 3)]]}]  # fmt: skip
+        if rng.random() < 0.5:
+            files.append({"path": f"app/m{rng.randint(0, 9)}.py", "lines": [[5, 8]]})
+        started = f"2026-01-01T09:{rng.randint(0, 59):02d}:00Z" if rng.random() < 0.9 else None
+        agents.append({"agentId": f"a{a}", "startedAt": started, "files": files})
+    # a Traffic pair closing fast escalates: the closure reads the pair's own history only
+    history = {f"a0|a{k}": [["2026-01-01T09:58:00Z", 0.05]] for k in range(1, 6)}
+    return {"agents": agents, "options": {"now": "2026-01-01T10:00:00Z", "history": history}}
+
+
+def _askers_rows(data: dict, profile: str, agent: str) -> list[dict]:
+    rows = [a for a in scan(data, profile=profile)["advisories"] if agent in (a["a"], a["b"])]
+    for row in rows:  # the component's number counts the airspace's other components
+        row.pop("cluster", None)
+    return rows
+
+
+def _checked(data: dict, profile: str, agent: str) -> list[dict]:
+    rows = check_agent(data, agent_id=agent, profile=profile)["advisories"]
+    for row in rows:
+        row.pop("cluster", None)
+    return rows
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+@pytest.mark.parametrize("seed", range(12))
+def test_every_agents_check_is_its_rows_of_the_scan(profile: str, seed: int) -> None:
+    """A check scores only the asker's pairs; each row equals the scan's, right of way too."""
+    data = random_airspace(seed, n_agents=7)
+    for agent in (a["agentId"] for a in data["agents"]):
+        assert _checked(data, profile, agent) == _askers_rows(data, profile, agent)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_check_in_a_hot_file_is_its_rows_of_the_scan(seed: int) -> None:
+    data = _hot(seed)
+    found = 0
+    for agent in ("a0", "a1", "a7", "a54"):
+        rows = _checked(data, "radar-v1", agent)
+        assert rows == _askers_rows(data, "radar-v1", agent)
+        found += len(rows)
+    assert found  # the hot file raises something to compare
