@@ -141,6 +141,26 @@ class SymbolIndex:
         return self._users.get(symbol, ())
 
     @cached_property
+    def _naming(self) -> dict[str, frozenset[str]]:
+        """Files by the last part of every name their code references (``options.define``
+        -> ``define``)."""
+        out: dict[str, set[str]] = defaultdict(set)
+        for path, symbols in self.files.items():
+            for ref in symbols.references:
+                out[ref.name.rsplit(".", 1)[-1]].add(path)
+        return {k: frozenset(v) for k, v in out.items()}
+
+    def callers(self, symbol: str) -> int:
+        """How many other files of the index call or name ``symbol``: its resolved users' files,
+        and every file that references its bare name (a method called through a receiver whose
+        type is not inferred is still called there). A bounded index counts up to its bound."""
+        path, qualname = split_id(symbol)
+        files = {split_id(user)[0] for user in self.users(symbol)}
+        files |= self._naming.get(qualname.rsplit(".", 1)[-1], frozenset())
+        files.discard(path)
+        return len(files)
+
+    @cached_property
     def _by_name(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = defaultdict(list)
         for path, symbols in self.files.items():

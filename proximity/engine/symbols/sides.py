@@ -417,12 +417,11 @@ def symbol_data(
 
 
 def _callers(index: SymbolIndex, c: SymbolChange) -> int:
-    """Other base files whose definitions call or name ``c``'s symbol; 0 unless its body
-    changed (the only rule that reads it)."""
+    """Other base files whose code calls or names ``c``'s symbol (:meth:`SymbolIndex.callers`);
+    0 unless its body changed (the only rule that reads it)."""
     if c.kind not in ("function", "method") or "body" not in c.changes:
         return 0
-    own = split_id(c.symbol)[0]
-    return len({split_id(user)[0] for user in index.users(c.symbol)} - {own})
+    return index.callers(c.symbol)
 
 
 def with_neighbours(

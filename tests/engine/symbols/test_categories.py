@@ -650,3 +650,16 @@ def test_fields_and_typed_receivers_are_extracted() -> None:
     assert ("Store.__contains__", "store") in typed
     assert ("Store.__iter__", "store") in typed
     assert not any(r.via for r in extract_python_symbols(VIEWS).references)
+
+
+def test_a_hubs_callers_count_files_that_call_it_by_name() -> None:
+    """A method called through a module's shared instance (``options.define`` in tornado) has
+    no resolved users in the index, yet each calling file counts: by the bare name it calls."""
+    shared = "from app.models import Store\n\nSTORE = Store()\n"
+    caller = "from app.shared import STORE\n\n\ndef c{k}(row):\n    STORE.save(row)\n"
+    more = {f"app/c{k}.py": caller.format(k=k) for k in range(12)}
+    case = Scenario({**BASE, "app/shared.py": shared, **more}, {"alpha": SAVE_BODY})
+    save = "app/models.py::Store.save"
+    assert not any(u.startswith("app/c") for u in case.index.users(save))
+    change = next(c for c in case.data().sides["alpha"].changes if c.symbol == save)
+    assert change.callers == 12
