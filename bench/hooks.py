@@ -7,9 +7,9 @@ agents / 2,000 files (each agent with uncommitted edits of a shared file and two
 p50/p95/p99 of:
 
 - the bare interpreter start (``python -c pass``, and ``python -I -S -c pass``, the floor);
-- the baseline: today's code path, i.e. the merge base with ``main`` of this branch taken
-  out with ``git archive`` and run the same way (``radar hook claude`` forwarded to its warm
-  daemon, the default), on the same repository in the same run;
+- the baseline: today's code path, i.e. the merge base with ``main`` of this branch (or
+  ``--baseline REV``) taken out with ``git archive`` and run the same way (``radar hook
+  claude`` forwarded to its warm daemon, the default), on the same repository in the same run;
 - the command hook (``radar hook claude``, warm daemon) and its minimal-start forwarder
   (``python -I -S proximity/agent/warm.py hook claude``);
 - the HTTP hook (Claude Code's ``type: "http"``: a POST on a new connection, no process);
@@ -129,10 +129,11 @@ def line(name: str, ms: list[float], *, floor: float | None = None) -> dict[str,
     return {"p50": p50, "p95": p95, "p99": p99}
 
 
-def baseline_tree(tmp: Path) -> Path:
-    """Today's code path: this branch's merge base with main, as files (``git archive``)."""
-    base = subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"],
-                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+def baseline_tree(tmp: Path, rev: str | None = None) -> Path:
+    """Today's code path: ``rev``, else this branch's merge base with main, as files
+    (``git archive``)."""
+    ask = ["git", "-C", str(ROOT), "merge-base", "HEAD", "main"]
+    base = rev or subprocess.run(ask, capture_output=True, text=True, check=True).stdout.strip()
     folder = tmp / "baseline"
     folder.mkdir()
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", base, "proximity"],
@@ -240,6 +241,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--agent-venv", action="store_true", help="measure a plain pip install")
+    parser.add_argument("--baseline", metavar="REV", help="the code path to compare with "
+                        "(default: the merge base of HEAD and main)")  # fmt: skip
     args = parser.parse_args()
     radar = agent_install() if args.agent_venv else BIN / "radar"
     python = str(radar.parent / "python")
@@ -249,7 +252,8 @@ def main() -> None:
     env["RADAR_DAEMON_IDLE"] = "600"
     with tempfile.TemporaryDirectory(prefix="bh-") as tmp_name:
         tmp = Path(tmp_name)
-        old = baseline_tree(tmp)
+        old = baseline_tree(tmp, args.baseline)
+        print(f"baseline: {args.baseline or 'merge base of HEAD and main'}")
         print("interpreter start, nothing else")
         site = timed([python, "-c", "pass"], cwd=tmp, env=env, n=args.runs)
         bare = timed([python, "-I", "-S", "-c", "pass"], cwd=tmp, env=env, n=args.runs)
