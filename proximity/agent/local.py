@@ -19,7 +19,8 @@ from typing import Any
 from proximity.agent.state import LocalState, hook_log
 from proximity.agent.textual import git_simulator
 from proximity.agent.worktree import AskingWorktree, engine_entries
-from proximity.engine.airspace import DEFAULT_PROFILE, PROFILES, check_agent
+from proximity.engine.airspace import DEFAULT_PROFILE, PROFILES, check_agent, parse_airspace
+from proximity.engine.airspace.model import Agent
 from proximity.engine.findings import CheckResult, findings_from_advisories
 from proximity.engine.textual import textual_verdicts
 from proximity.sources.diff_excerpts import diff_excerpts
@@ -66,9 +67,11 @@ def local_check(
         asking["workFiles"] = len({f.path for f in me.files})
         if me.started_at is not None:
             asking["startedAt"] = me.to_agent_json().get("startedAt")
-    entries = {a: ws.to_agent_json() for a, ws in others.items()}
+    lenient = profile in PROFILES and PROFILES[profile].reference_input
+    kept = {a: _entry(ws) for a, ws in others.items()}
+    entries = {a: k[0] for a, k in kept.items()}
     airspace = {
-        "agents": [asking, *entries.values()],
+        "agents": [asking, *(k[0] if lenient else k[1] for k in kept.values())],
         "options": {"now": time.time() * 1000.0},
     }
     if symbols is None and profile in PROFILES and "symbol" in PROFILES[profile].channels:
@@ -104,6 +107,26 @@ def local_check(
         paths=tuple(paths),
         lines={p: None if not r else [list(x) for x in r] for p, r, _ in planned},
     )
+
+
+#: Each other agent's engine entry and its parsed form, by working-set object: a long-lived
+#: process (the daemon) meets the same objects again while their worktrees are unchanged, and
+#: then builds and parses neither (the objects are held, so their ids stay theirs). The entries
+#: are shared: nothing may change them (:func:`_add_excerpts` copies the ones it extends).
+_ENTRIES: dict[int, tuple[WorkingSet, dict[str, Any], Agent]] = {}
+_MAX_ENTRIES = 4096
+
+
+def _entry(ws: WorkingSet) -> tuple[dict[str, Any], Agent]:
+    hit = _ENTRIES.get(id(ws))
+    if hit is not None and hit[0] is ws:
+        return hit[1], hit[2]
+    entry = ws.to_agent_json()
+    parsed = parse_airspace({"agents": [entry]}).agents[0]
+    if len(_ENTRIES) >= _MAX_ENTRIES:
+        _ENTRIES.clear()
+    _ENTRIES[id(ws)] = (ws, entry, parsed)
+    return entry, parsed
 
 
 #: The last symbol read in a process whose git reads are watched (the daemon): the working
@@ -151,7 +174,8 @@ def _add_excerpts(
         entry = entries.get(other_id)
         if ws is None or entry is None:
             continue
-        files = entry["files"]
+        files = [dict(f) for f in entry["files"]]  # the kept entry stays as it was read
+        entries[other_id] = {**entry, "files": files}
         shared = [f["path"] for f in files if f["path"] in paths]
         excerpts = diff_excerpts(ws.path, ws.merge_base or "", shared)
         for f in files:

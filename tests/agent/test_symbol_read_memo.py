@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from proximity.agent.local import read_local_symbols
+from proximity.agent import local as local_mod
+from proximity.agent.local import Planned, local_check, read_local_symbols
+from proximity.agent.worktree import find_worktree
 from proximity.sources.git import _run, read_working_sets, readcache
 from tests.sources.gitrepo import ScriptedRepo
 
@@ -87,3 +89,22 @@ def test_without_watched_reads_every_call_reads(tmp_path: Path) -> None:
     assert second is not None
     assert second is not first
     assert _changed(second) == _changed(first) == ["calc.py::total"]
+
+
+def test_the_other_agents_kept_entries_are_never_extended(tmp_path: Path) -> None:
+    """The daemon keeps each other agent's engine entry per working set; a check that quotes
+    the other side's diff adds the excerpts to its own copy, never to the kept entry."""
+    repo = _repo(tmp_path)
+    repo.write("calc.py", BASE.replace("sum(xs)", "sum(xs) * 1"), worktree="bob")
+    sets = read_working_sets(repo.root)
+    bob = find_worktree(repo.path("bob"))
+    planned: Planned = [("calc.py", ((2, 2),), "M")]
+    first = local_check(bob, planned, sets=sets)
+    assert [f.other for f in first.findings] == ["alice"]
+    alice = next(ws for ws in sets if ws.agent_id == "alice")
+    kept = local_mod._ENTRIES[id(alice)][1]
+    assert all("excerpt" not in f for f in kept["files"])
+    again = local_check(bob, planned, sets=sets)  # the same objects: the kept entry is used
+    assert again.findings == first.findings
+    assert local_mod._ENTRIES[id(alice)][1] is kept
+    assert all("excerpt" not in f for f in kept["files"])

@@ -116,6 +116,8 @@ def _list(value: Any, field: str) -> list[Any]:
 
 
 def _agent(entry: Any, field: str, *, lenient: bool) -> Agent:
+    if isinstance(entry, Agent):  # parsed before (a caller that keeps its agents between checks)
+        return entry
     if not isinstance(entry, Mapping):
         raise AirspaceInputError(field, "must be an object")
     raw_id = entry.get("agentId")
@@ -163,6 +165,8 @@ def graph_adjacency(graph: Any, field: str, *, bare: bool = False) -> dict[str, 
 def _has_no_id(entry: Any) -> bool:
     # The reference keeps `a && a.agentId != null`; an empty id is dropped as well (its control
     # pane never sends one), so every entry without a usable id is left out.
+    if isinstance(entry, Agent):
+        return False
     return not isinstance(entry, Mapping) or entry.get("agentId") in (None, "")
 
 
@@ -173,6 +177,9 @@ def parse_airspace(
     lenient: bool = False,
 ) -> Airspace:
     """Validate ``{"agents", "graph", "options", "symbols"?}`` into an :class:`Airspace`.
+
+    An entry of ``agents`` may be an :class:`Agent` this function made before: it is taken as
+    it is (the agent side keeps the other agents parsed while their worktrees are unchanged).
 
     ``graphs`` maps a ``graphRef`` id to an already-parsed adjacency, so thousands of airspaces
     can share one repository graph. ``lenient`` accepts what the reference accepts (see the
