@@ -25,6 +25,7 @@ from proximity.engine.findings import CheckResult, findings_from_advisories
 from proximity.engine.textual import textual_verdicts
 from proximity.sources.diff_excerpts import diff_excerpts
 from proximity.sources.git import WorkingSet, read_working_sets
+from proximity.sources.symbols.index import BoundedCache
 from proximity.sources.symbols.local import local_symbols
 from proximity.sources.symbols.read import SymbolRead
 
@@ -113,8 +114,7 @@ def local_check(
 #: process (the daemon) meets the same objects again while their worktrees are unchanged, and
 #: then builds and parses neither (the objects are held, so their ids stay theirs). The entries
 #: are shared: nothing may change them (:func:`_add_excerpts` copies the ones it extends).
-_ENTRIES: dict[int, tuple[WorkingSet, dict[str, Any], Agent]] = {}
-_MAX_ENTRIES = 4096
+_ENTRIES: BoundedCache[int, tuple[WorkingSet, dict[str, Any], Agent]] = BoundedCache(4096)
 
 
 def _entry(ws: WorkingSet) -> tuple[dict[str, Any], Agent]:
@@ -123,8 +123,6 @@ def _entry(ws: WorkingSet) -> tuple[dict[str, Any], Agent]:
         return hit[1], hit[2]
     entry = ws.to_agent_json()
     parsed = parse_airspace({"agents": [entry]}).agents[0]
-    if len(_ENTRIES) >= _MAX_ENTRIES:
-        _ENTRIES.clear()
     _ENTRIES[id(ws)] = (ws, entry, parsed)
     return entry, parsed
 

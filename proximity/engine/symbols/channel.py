@@ -28,7 +28,14 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from proximity.engine.symbols.sides import SymbolChange, SymbolData, SymbolSide, SymbolUse
+from proximity.engine.symbols.sides import (
+    CALLABLE,
+    SymbolChange,
+    SymbolData,
+    SymbolSide,
+    SymbolUse,
+    body_edits,
+)
 
 __all__ = [
     "Item",
@@ -174,15 +181,9 @@ def calls_coupling(c: SymbolChange, c2: SymbolChange, st: Strengths) -> float:
     return st.coupling if c.cls is not None and c.cls == c2.cls else st.loose
 
 
-CALLABLE = frozenset({"function", "method"})
 STATE_SYMBOLS = frozenset({"constant", "state"})
 STATE_USES = frozenset({"use", "call", "read", "write"})
 BODY_USES = frozenset({"call", "read", "write"})
-
-
-def body_edits(c: SymbolChange) -> bool:
-    """A function's or method's body changed (what it does, not what callers pass)."""
-    return c.kind in CALLABLE and "body" in c.changes
 
 
 def hub(c: SymbolChange, st: Strengths) -> bool:

@@ -24,14 +24,12 @@ from numpy.typing import NDArray
 from proximity.engine.airspace.crossing import ragged_cross, ragged_range
 from proximity.engine.symbols.channel import (
     BODY_USES,
-    CALLABLE,
     STATE_SYMBOLS,
     STATE_USES,
     Item,
     Strengths,
     SymbolScores,
     attribute_item,
-    body_edits,
     calls_item,
     collect,
     hazard_item,
@@ -39,7 +37,7 @@ from proximity.engine.symbols.channel import (
     scope_class,
 )
 from proximity.engine.symbols.model import CallShape
-from proximity.engine.symbols.sides import SymbolChange, SymbolData, SymbolUse
+from proximity.engine.symbols.sides import CALLABLE, SymbolChange, SymbolData, SymbolUse, body_edits
 
 __all__ = ["symbol_scores_fast"]
 
@@ -264,7 +262,7 @@ def _use_strength(r: _Rows, c: Ints, u: Ints, st: Strengths) -> NDArray[np.float
     out = np.where(r.c_gone[c], np.maximum(out, st.breaking * factor), out)
     out = np.where(r.c_returns[c] & call, np.maximum(out, st.returns * factor), out)
     state = exact & r.c_state[c] & r.u_state[u]
-    hubs = r.c_callers[c] >= st.hub_files if st.hub_files > 0 else np.zeros(len(c), dtype=bool)
+    hubs = (st.hub_files > 0) & (r.c_callers[c] >= st.hub_files)  # channel.hub, by rows
     body = exact & r.c_body[c] & r.u_body[u] & ~state & ~hubs
     out = np.where(state, np.maximum(out, st.shared_state), out)
     out = np.where(body, np.maximum(out, st.body_call), out)

@@ -28,11 +28,13 @@ from proximity.engine.symbols.model import (
 )
 
 __all__ = [
+    "CALLABLE",
     "SymbolChange",
     "SymbolData",
     "SymbolSide",
     "SymbolUse",
     "agent_side",
+    "body_edits",
     "symbol_data",
     "with_neighbours",
 ]
@@ -416,12 +418,18 @@ def symbol_data(
     return with_neighbours(sides, index, max_distance=max_distance)
 
 
+CALLABLE = frozenset({"function", "method"})
+
+
+def body_edits(c: SymbolChange) -> bool:
+    """A function's or method's body changed (what it does, not what callers pass)."""
+    return c.kind in CALLABLE and "body" in c.changes
+
+
 def _callers(index: SymbolIndex, c: SymbolChange) -> int:
     """Other base files whose code calls or names ``c``'s symbol (:meth:`SymbolIndex.callers`);
     0 unless its body changed (the only rule that reads it)."""
-    if c.kind not in ("function", "method") or "body" not in c.changes:
-        return 0
-    return index.callers(c.symbol)
+    return index.callers(c.symbol) if body_edits(c) else 0
 
 
 def with_neighbours(

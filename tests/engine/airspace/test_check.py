@@ -9,7 +9,7 @@ import pytest
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from proximity.engine.airspace import AirspaceInputError, check_agent, scan
+from proximity.engine.airspace import AirspaceInputError, check_agent, parse_airspace, scan
 from proximity.engine.airspace.profiles import PROFILES
 from proximity.engine.airspace.rightofway import components
 from tests.engine.airspace.randomworld import random_airspace
@@ -158,3 +158,11 @@ def test_a_check_in_a_hot_file_is_its_rows_of_the_scan(seed: int) -> None:
         assert rows == _askers_rows(data, "radar-v1", agent)
         found += len(rows)
     assert found  # the hot file raises something to compare
+
+
+def test_an_agent_parsed_before_is_taken_as_it_is() -> None:
+    """The agent side hands the engine the other agents it parsed on an earlier check."""
+    parsed = parse_airspace(AIRSPACE).agents
+    mixed = {**AIRSPACE, "agents": [AIRSPACE["agents"][0], *parsed[1:]]}
+    assert check_agent(mixed, agent_id="bob") == check_agent(AIRSPACE, agent_id="bob")
+    assert parse_airspace(mixed, lenient=True).agents[1:] == parsed[1:]
