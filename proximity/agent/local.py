@@ -1,12 +1,15 @@
 """Answer the pre-edit question from the worktrees on this machine, with no server.
 
 Every worktree of the repository is read as a scan reads it (``proximity.sources.git``) and the
-engine scores the planned edit against them with the repository's profile. No import graph and
-no dry-run merges are computed on this path (they take seconds on a large tree); the server,
-which keeps both from its last scan, answers with them. The symbol channel is read here too,
-from git's object store and the worktrees against a bounded index
-(:mod:`proximity.sources.symbols.local`), so the hook, ``manage.py radar scan`` and the server
-give one answer on the same worktrees (docs/DECISIONS.md, "One answer everywhere").
+engine scores the planned edit against them with the repository's profile. The whole import
+graph and the dry-run merges are not computed on this path (they take seconds on a large
+tree): the dependency channel reads only the import edges that touch a changed file
+(:mod:`proximity.sources.imports.near`), which give the whole graph's distances up to the
+profile's cap of 2, and a would-be denial is judged by git's merge of the shared file. The
+symbol channel is read here too, from git's object store and the worktrees against a bounded
+index (:mod:`proximity.sources.symbols.local`), so the hook, ``manage.py radar scan`` and the
+server give one answer on the same worktrees (docs/DECISIONS.md, "One answer everywhere" and
+"The hook's dependency channel").
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from proximity.sources.symbols.index import BoundedCache
 from proximity.sources.symbols.local import local_symbols
 from proximity.sources.symbols.read import SymbolRead
 
-__all__ = ["local_check", "read_local_symbols"]
+__all__ = ["local_check", "read_local_graph", "read_local_symbols"]
 
 Planned = list[tuple[str, tuple[tuple[int, int], ...] | None, str]]
 
@@ -77,6 +80,10 @@ def local_check(
     }
     if symbols is None and profile in PROFILES and "symbol" in PROFILES[profile].channels:
         symbols = read_local_symbols(worktree.top, [*([me] if me else []), *others.values()])
+    if profile in PROFILES and PROFILES[profile].weights.get("dependency"):
+        graph = read_local_graph(worktree.top, sets, [p for p, _, _ in planned])
+        if graph is not None:
+            airspace["graph"] = graph
     advisories = check_agent(
         airspace,
         agent_id=agent_id,
@@ -156,6 +163,22 @@ def read_local_symbols(top: str | Path, sets: Sequence[WorkingSet]) -> SymbolRea
     if cache is not None:
         _LAST_READ = (ids, mark, kept, read)
     return read
+
+
+def read_local_graph(
+    top: str | Path, sets: Sequence[WorkingSet], planned: Sequence[str] = (), *, warm: bool = False
+) -> dict[str, Any] | None:
+    """The engine's ``graph`` input near the changed and ``planned`` files, or ``None`` when it
+    cannot be read: the dependency channel is then 0 (a check never fails on it). ``warm``:
+    also read what a planned file would need (the daemon's background work)."""
+    from proximity.sources.imports.near import near_graph, warm_near_graph
+
+    try:
+        graph = warm_near_graph(top, sets) if warm else near_graph(top, sets, planned)
+    except Exception as exc:  # an unreadable object store must not stop the pre-edit check
+        hook_log(f"imports not read: {type(exc).__name__}: {exc}")
+        return None
+    return graph.to_json()
 
 
 def _add_excerpts(

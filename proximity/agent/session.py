@@ -97,12 +97,14 @@ def refresh_recent(*, seconds: float = 10.0) -> int:
 
 
 def _warm_symbols(top: str, sets: tuple[WorkingSet, ...]) -> None:
-    """Extract the changed files' symbols and their neighbourhood into the process's blob
-    cache (:data:`proximity.sources.symbols.local.LOCAL_CACHE`), so the next check's symbol
-    read is lookups. Only the symbol channel's input; a failure is the next check's to report."""
-    from proximity.agent.local import read_local_symbols
+    """Extract the changed files' symbols and imports and their neighbourhood into the
+    process's blob caches (:data:`proximity.sources.symbols.local.LOCAL_CACHE`,
+    :mod:`proximity.sources.imports.near`), so the next check's reads are lookups. Only the
+    symbol and dependency channels' inputs; a failure is the next check's to report."""
+    from proximity.agent.local import read_local_graph, read_local_symbols
 
     read_local_symbols(top, sets)
+    read_local_graph(top, sets, warm=True)
 
 
 def _in_thread(fn: Any, *args: Any, **kwargs: Any) -> Any:

@@ -5,8 +5,9 @@ app/util.py (committed), beta adds a call to ``normalise`` on its changed lines 
 (uncommitted), gamma rewords a method of app/cart.py that neither touches. The agent's own
 pre-edit check (the ``radar check --lines`` command and its session), ``manage.py radar scan``
 and the server (a watched repository scanned by the service, then ``POST /api/check``) must
-all hear the symbol coupling of alpha and beta with the same band and channel value on the
-default profile, and all must leave every pair with gamma clear.
+all hear the symbol coupling of alpha and beta, and the import between their files, with the
+same band and channel values on the default profile, and all must leave every pair with gamma
+clear.
 """
 
 from __future__ import annotations
@@ -72,16 +73,21 @@ def _cli(repo: ScriptedRepo, who: str, path: str, lines: str) -> subprocess.Comp
 
 def _scan(repo: ScriptedRepo) -> dict[frozenset[str], dict[str, Any]]:
     out = io.StringIO()
-    call_command("radar", "scan", "--repo", str(repo.root), "--json", "--no-graph", stdout=out)
+    call_command("radar", "scan", "--repo", str(repo.root), "--json", stdout=out)
     return {frozenset((a["a"], a["b"])): a for a in json.loads(out.getvalue())["advisories"]}
 
 
-def _findings(result: CheckResult) -> dict[str, tuple[str, float]]:
-    return {f.other: (f.level, round(f.channels.get("symbol", 0.0), 6)) for f in result.findings}
+def _channels(channels: dict[str, float]) -> tuple[float, float]:
+    # the dependency channel fades with recency: checks a few seconds apart differ in the 5th place
+    return round(channels.get("symbol", 0.0), 6), round(channels.get("dependency", 0.0), 3)
 
 
-def _band(advisory: dict[str, Any]) -> tuple[str, float]:
-    return advisory["level"], round(advisory["channels"].get("symbol", 0.0), 6)
+def _findings(result: CheckResult) -> dict[str, tuple[str, tuple[float, float]]]:
+    return {f.other: (f.level, _channels(f.channels)) for f in result.findings}
+
+
+def _band(advisory: dict[str, Any]) -> tuple[str, tuple[float, float]]:
+    return advisory["level"], _channels(advisory["channels"])
 
 
 def test_the_default_profile_has_the_symbol_channel_on_every_face() -> None:
@@ -95,7 +101,9 @@ def test_the_hook_and_the_scan_command_hear_the_same_coupling(trio: ScriptedRepo
     local = _findings(_local(trio, "beta", "app/views.py", (8, 9)))
     scanned = _scan(trio)
     assert set(local) == {"alpha"}  # gamma is clear
-    assert local["alpha"][1] > 0
+    symbol, dependency = local["alpha"][1]
+    assert symbol > 0
+    assert dependency > 0  # views.py imports util.py: read by the hook as by the scan
     assert local["alpha"] == _band(scanned[frozenset(("alpha", "beta"))])
     assert all("gamma" not in pair for pair in scanned)
     # the real command line (a fresh process, as a harness runs it) says the same
@@ -110,10 +118,12 @@ def test_the_hook_and_the_scan_command_hear_the_same_coupling(trio: ScriptedRepo
 
 @pytest.mark.django_db
 def test_the_server_answers_as_the_hook_does(trio: ScriptedRepo, post_json: Any) -> None:
-    """Each agent reports its working set as ``radar report`` does; the service scans (reading
-    the symbols from the worktrees it can see) and ``POST /api/check`` scores with them."""
+    """Each agent reports its working set as ``radar report`` does, the watcher stores the
+    import graph; the service scans (reading the symbols from the worktrees it can see) and
+    ``POST /api/check`` scores with them."""
     from proximity.models import Repository
     from proximity.services.scans import scan_run
+    from proximity.services.watch import repository_watch_tick
     from proximity.sources.git import explicit_worktrees, read_working_set
     from tests.factories import bind_agents, make_caller
 
@@ -128,6 +138,8 @@ def test_the_server_answers_as_the_hook_does(trio: ScriptedRepo, post_json: Any)
         body = {"repository": "web", "agentId": who, "files": files}
         answer = post_json("/api/working-sets", body, callers[who])
         assert answer.status_code == 201, answer.content
+    # the watcher stores the repository's import graph, as a watched repository's beat does
+    assert repository_watch_tick(repository_id=repo.pk).edges > 0
     assert scan_run(repository_id=repo.pk) is not None
 
     def server(who: str, path: str, line: int) -> dict[str, tuple[str, float]]:
@@ -138,7 +150,8 @@ def test_the_server_answers_as_the_hook_does(trio: ScriptedRepo, post_json: Any)
         return _findings(CheckResult.from_json(answer.json()))
 
     local = _findings(_local(trio, "beta", "app/views.py", (9, 9)))
-    assert local["alpha"][1] > 0
+    assert local["alpha"][1][0] > 0
+    assert local["alpha"][1][1] > 0
     assert server("beta", "app/views.py", 9) == local
     assert server("alpha", "app/util.py", 5) == _findings(
         _local(trio, "alpha", "app/util.py", (5, 5))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,6 +121,25 @@ class ImportGraph:
 
     def edge_count(self) -> int:
         return sum(len(t) for t in self.edges.values())
+
+    def distances(self, among: Iterable[str], cap: int = 2) -> dict[tuple[str, str], int]:
+        """Undirected import distances up to ``cap`` between distinct files of ``among``:
+        what the dependency channel reads, so two graphs that agree here score alike."""
+        links: dict[str, set[str]] = {}
+        for src, targets in self.edges.items():
+            for dst in targets:
+                if src != dst:
+                    links.setdefault(src, set()).add(dst)
+                    links.setdefault(dst, set()).add(src)
+        wanted = set(among)
+        out: dict[tuple[str, str], int] = {}
+        for start in sorted(wanted & links.keys()):
+            seen, frontier = {start: 0}, [start]
+            for step in range(1, cap + 1):
+                frontier = [n for f in frontier for n in links[f] if n not in seen]
+                seen.update(dict.fromkeys(frontier, step))
+            out.update({(start, t): d for t, d in seen.items() if t in wanted and t != start})
+        return out
 
     def to_json(self, *, with_flags: bool = False) -> dict[str, Any]:
         """The engine's ``graph`` input: ``{"adjacency": {...}}`` (plus ``edgeFlags`` if asked)."""

@@ -1,4 +1,7 @@
-"""Read a repository's files into the import graph (tree-sitter for JS/TS/Go, ast for Python)."""
+"""Read a repository's files into the import graph (tree-sitter for JS/TS/Go, ast for Python).
+
+tree-sitter is loaded only when a JS/TS/Go file is parsed, so the agent side's light core
+(no tree-sitter) can read Python imports through this package."""
 
 from __future__ import annotations
 
@@ -8,7 +11,6 @@ from proximity.sources.imports.graph import (
     merge_graphs,
     parse_source,
 )
-from proximity.sources.imports.treesitter import parse_tree_sitter_imports
 from proximity.sources.imports.walk import RepoFiles, list_repository_files
 
 __all__ = [
@@ -18,5 +20,4 @@ __all__ = [
     "list_repository_files",
     "merge_graphs",
     "parse_source",
-    "parse_tree_sitter_imports",
 ]

@@ -19,13 +19,13 @@ from dataclasses import asdict
 from pathlib import Path
 
 from proximity.engine.imports import ImportSite, ParsedImports, parse_python_imports
-from proximity.sources.imports.treesitter import parse_tree_sitter_imports
 from proximity.sources.limits import Limits
 
 __all__ = [
     "CHILD_PARSE_BYTES",
     "MAX_PARSE_BYTES",
     "MAX_PARSE_LINES",
+    "parse_bytes_bounded",
     "parse_file_bounded",
     "parse_source",
 ]
@@ -38,9 +38,14 @@ CHILD_SECONDS = 15.0
 
 
 def parse_source(source: bytes, language: str) -> ParsedImports:
-    """Dispatch to ``ast`` for Python and tree-sitter for the others (no bound: see below)."""
+    """Dispatch to ``ast`` for Python and tree-sitter for the others (no bound: see below).
+
+    tree-sitter is loaded on first use: the agent side's light core has no tree-sitter and
+    parses Python only (:func:`~proximity.sources.symbols.local.local_languages`)."""
     if language == "python":
         return parse_python_imports(source)
+    from proximity.sources.imports.treesitter import parse_tree_sitter_imports
+
     return parse_tree_sitter_imports(source, language)
 
 
@@ -54,6 +59,11 @@ def parse_file_bounded(path: Path, language: str) -> ParsedImports:
     if size > MAX_PARSE_BYTES:
         return _unknown(language, f"{size} bytes, over the {MAX_PARSE_BYTES} byte bound")
     source = path.read_bytes()[: MAX_PARSE_BYTES + 1]  # grown since the stat: still bounded
+    return parse_bytes_bounded(source, language)
+
+
+def parse_bytes_bounded(source: bytes, language: str) -> ParsedImports:
+    """:func:`parse_file_bounded` for bytes already read (a blob, a bounded read)."""
     if len(source) > MAX_PARSE_BYTES:
         return _unknown(language, f"over the {MAX_PARSE_BYTES} byte bound")
     lines = source.count(b"\n") + 1

@@ -24,10 +24,12 @@ from proximity.engine.symbols.python import extract_python_symbols
 from proximity.sources.git._run import GitError, git
 
 __all__ = [
+    "COMMIT_BASES",
     "SHARED_CACHE",
     "SYMBOL_LANGUAGES",
     "BoundedCache",
     "build_symbol_index",
+    "commit_base",
     "commit_files",
     "extract_symbols",
     "read_blobs",
@@ -113,6 +115,27 @@ def commit_files(repo: str | Path, commit: str) -> dict[str, str]:
         if kind == b"blob" and mode not in _SKIP_MODES:
             files[path.decode("utf-8", "surrogateescape")] = blob.decode()
     return files
+
+
+COMMIT_BASES: BoundedCache[tuple[str, str], tuple[dict[str, str], Resolver]] = BoundedCache(8)
+"""``commit_base`` answers by (repository, commit): a few repositories' merge bases."""
+
+
+def commit_base(repo: str, commit: str) -> tuple[dict[str, str], Resolver]:
+    """``({path: blob}, resolver)`` of a commit: immutable, so kept per (repository, commit)."""
+    key = (repo, commit)
+    hit = COMMIT_BASES.get(key)
+    if hit is not None:
+        return hit
+    files = commit_files(repo, commit)
+    configs_at = [p for p in files if is_config(p)]
+    contents = read_blobs(repo, [files[p] for p in configs_at])
+    configs = {
+        p: contents[files[p]].decode("utf-8", "replace") for p in configs_at if files[p] in contents
+    }
+    hit = (files, build_resolver(files, configs))
+    COMMIT_BASES[key] = hit
+    return hit
 
 
 def read_blobs(repo: str | Path, blobs: Iterable[str]) -> dict[str, bytes]:

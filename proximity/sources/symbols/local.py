@@ -26,8 +26,6 @@ from typing import Any
 from proximity.engine.imports import (
     ParsedImports,
     Resolver,
-    build_resolver,
-    is_config,
     language_of,
     resolve_file,
 )
@@ -44,8 +42,9 @@ from proximity.sources.git import GitError, WorkingSet
 from proximity.sources.git._run import git
 from proximity.sources.limits import read_bounded
 from proximity.sources.symbols.index import (
+    COMMIT_BASES,
     BoundedCache,
-    commit_files,
+    commit_base,
     extract_symbols,
     read_blobs,
     symbol_cache_key,
@@ -71,9 +70,7 @@ LOCAL_CACHE: BoundedCache[str, FileSymbols] = BoundedCache(20_000)
 and their neighbourhoods; least recently used first out."""
 
 _KEEP_CHANGES = 256  # working sets: a few repositories' agents, each a few versions back
-_KEEP_BASES = 8
 _KEEP_INDEXES = 16
-_BASES: BoundedCache[tuple[str, str], tuple[dict[str, str], Resolver]] = BoundedCache(_KEEP_BASES)
 _INDEXES: BoundedCache[tuple[str, str, tuple[str, ...]], SymbolIndex] = BoundedCache(_KEEP_INDEXES)
 _MENTIONS: BoundedCache[tuple[str, str, tuple[str, ...], int], list[str]] = BoundedCache(
     _KEEP_INDEXES
@@ -88,7 +85,7 @@ _SOURCE_GLOBS = ("*.py", "*.pyi", "*.js", "*.jsx", "*.mjs", "*.cjs", "*.ts", "*.
 
 def clear_local_cache() -> None:
     """Forget every extraction and memo of this process (a cold read, for tests and bench/)."""
-    for memo in (LOCAL_CACHE, _BASES, _INDEXES, _MENTIONS, _CHANGES, _SIDES, _RESULTS):
+    for memo in (LOCAL_CACHE, COMMIT_BASES, _INDEXES, _MENTIONS, _CHANGES, _SIDES, _RESULTS):
         memo.clear()
 
 
@@ -99,23 +96,6 @@ def local_languages() -> frozenset[str]:
         has_ts = importlib.util.find_spec("tree_sitter") is not None
         _LANGUAGES = frozenset({"python"}) | (_JS if has_ts else frozenset())
     return _LANGUAGES
-
-
-def _base(repo: str, commit: str) -> tuple[dict[str, str], Resolver]:
-    """``({path: blob}, resolver)`` of a commit: immutable, so kept per (repository, commit)."""
-    key = (repo, commit)
-    hit = _BASES.get(key)
-    if hit is not None:
-        return hit
-    files = commit_files(repo, commit)
-    configs_at = [p for p in files if is_config(p)]
-    contents = read_blobs(repo, [files[p] for p in configs_at])
-    configs = {
-        p: contents[files[p]].decode("utf-8", "replace") for p in configs_at if files[p] in contents
-    }
-    hit = (files, build_resolver(files, configs))
-    _BASES[key] = hit
-    return hit
 
 
 def _imported(resolver: Resolver, changes: Iterable[FileChanges]) -> list[str]:
@@ -317,7 +297,7 @@ def local_symbols(
     keys: dict[str, str] = {}
     for commit, group in sorted(by_base.items()):
         try:
-            bases[commit] = _base(root, commit)
+            bases[commit] = commit_base(root, commit)
         except GitError as exc:
             problems += [f"{ws.agent_id}: symbols not read ({exc.problem})" for ws in group]
             continue

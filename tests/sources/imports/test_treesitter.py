@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from proximity.engine.imports import ImportSite
-from proximity.sources.imports import parse_tree_sitter_imports
+from proximity.sources.imports.treesitter import parse_tree_sitter_imports
 
 TS_SOURCE = b"""
 import type { Props } from "./types";
