@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from proximity.agent import local as local_mod
-from proximity.agent.local import Planned, local_check, read_local_symbols
+from proximity.agent.local import Planned, local_check, read_local_graph, read_local_symbols
 from proximity.agent.worktree import find_worktree
 from proximity.sources.git import _run, read_working_sets, readcache
 from tests.sources.gitrepo import ScriptedRepo
@@ -108,3 +108,24 @@ def test_the_other_agents_kept_entries_are_never_extended(tmp_path: Path) -> Non
     assert again.findings == first.findings
     assert local_mod._ENTRIES[id(alice)][1] is kept
     assert all("excerpt" not in f for f in kept["files"])
+
+
+def test_the_import_edges_are_one_read_while_unchanged_and_read_again_after_an_edit(
+    tmp_path: Path, watched: readcache.GitReadCache
+) -> None:
+    repo = _repo(tmp_path)
+    repo.write("stats.py", "import json\n", worktree="bob")
+    sets = read_working_sets(repo.root)
+    time.sleep(0.2)
+    first = read_local_graph(repo.root, sets, ["calc.py"])
+    assert first is not None
+    assert "calc.py" not in first["adjacency"].get("stats.py", [])
+    assert read_local_graph(repo.root, list(reversed(sets)), ["calc.py"]) is first
+
+    mark = watched.sequence
+    repo.write("stats.py", "import json\nfrom calc import mean\n", worktree="bob")
+    _settle(watched, mark)
+    again = read_local_graph(repo.root, sets, ["calc.py"])  # the same objects: read again
+    assert again is not first
+    assert again is not None
+    assert again["adjacency"]["stats.py"] == ["calc.py"]
