@@ -160,6 +160,15 @@ def http_hook(port: int, token: str, body: str, n: int) -> list[float]:
     return out
 
 
+def warm_script(python: str, cwd: Path) -> str:
+    """The forwarder of the install measured (the checkout's own under ``--agent-venv`` would
+    name another install's daemon, start it on its first call and answer cold meanwhile)."""
+    probe = "import proximity.agent.warm as w; print(w.__file__)"
+    found = subprocess.run([python, "-c", probe], cwd=cwd, capture_output=True, text=True,
+                           check=True)  # fmt: skip
+    return found.stdout.strip()
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -176,7 +185,7 @@ def scale(
     deny = payload(me, "line 12\n")
     python = str(radar.parent / "python")
     hook = [str(radar), "hook", "claude"]
-    script = [python, "-I", "-S", str(ROOT / "proximity" / "agent" / "warm.py"), "hook", "claude"]
+    script = [python, "-I", "-S", warm_script(python, tmp), "hook", "claude"]
     state = tmp / f"s{agents}"
     port = free_port()
     run_env = {**env, "RADAR_STATE_DIR": str(state)}

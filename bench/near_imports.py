@@ -35,8 +35,8 @@ from bench.stack import percentile  # noqa: E402
 from proximity.engine.imports import language_of  # noqa: E402
 from proximity.sources.git import read_working_sets  # noqa: E402
 from proximity.sources.git.airspace import read_repository_airspace  # noqa: E402
+from proximity.sources.git.objects import COMMIT_BASES  # noqa: E402
 from proximity.sources.imports.near import clear_near_cache, near_graph  # noqa: E402
-from proximity.sources.symbols.index import COMMIT_BASES  # noqa: E402
 
 T = TypeVar("T")
 

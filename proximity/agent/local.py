@@ -15,10 +15,11 @@ server give one answer on the same worktrees (docs/DECISIONS.md, "One answer eve
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from proximity.agent.dependency import read_local_graph
 from proximity.agent.state import LocalState, hook_log
 from proximity.agent.textual import git_simulator
 from proximity.agent.worktree import AskingWorktree, engine_entries
@@ -28,11 +29,11 @@ from proximity.engine.findings import CheckResult, findings_from_advisories
 from proximity.engine.textual import textual_verdicts
 from proximity.sources.diff_excerpts import diff_excerpts
 from proximity.sources.git import WorkingSet, read_working_sets
-from proximity.sources.symbols.index import BoundedCache
+from proximity.sources.memo import BoundedCache
 from proximity.sources.symbols.local import local_symbols
 from proximity.sources.symbols.read import SymbolRead
 
-__all__ = ["local_check", "read_local_graph", "read_local_symbols"]
+__all__ = ["local_check", "read_local_symbols"]
 
 Planned = list[tuple[str, tuple[tuple[int, int], ...] | None, str]]
 
@@ -48,12 +49,15 @@ def local_check(
     files: list[dict[str, object]] | None = None,
     written: Mapping[str, str] | None = None,
     symbols: SymbolRead | None = None,
+    graph: Callable[[], dict[str, Any] | None] | None = None,
 ) -> CheckResult:
     """``sets`` and ``files`` may be read ahead (see :func:`read_ahead`); else read here.
     ``written``: each path's text as the planned edit leaves it, where known, so a would-be
     denial is judged by git's merge of the shared file (:mod:`proximity.agent.textual`).
     ``symbols``: the symbol channel's input when read ahead; with a profile that has the
-    channel it is otherwise read here (:func:`read_local_symbols`), as a scan reads it."""
+    channel it is otherwise read here (:func:`read_local_symbols`), as a scan reads it.
+    ``graph``: gives the dependency channel's input read ahead of these ``sets`` and
+    ``planned`` (:func:`~proximity.agent.dependency.read_local_graph`); else read here."""
     if sets is None:
         sets = read_working_sets(worktree.top, base=base)
     me = next((ws for ws in sets if Path(ws.path).resolve() == worktree.top), None)
@@ -81,9 +85,11 @@ def local_check(
     if symbols is None and profile in PROFILES and "symbol" in PROFILES[profile].channels:
         symbols = read_local_symbols(worktree.top, [*([me] if me else []), *others.values()])
     if profile in PROFILES and PROFILES[profile].weights.get("dependency"):
-        graph = read_local_graph(worktree.top, sets, [p for p, _, _ in planned])
-        if graph is not None:
-            airspace["graph"] = graph
+        near = graph() if graph is not None else None
+        if near is None:
+            near = read_local_graph(worktree.top, sets, [p for p, _, _ in planned])
+        if near is not None:
+            airspace["graph"] = near
     advisories = check_agent(
         airspace,
         agent_id=agent_id,
@@ -163,43 +169,6 @@ def read_local_symbols(top: str | Path, sets: Sequence[WorkingSet]) -> SymbolRea
     if cache is not None:
         _LAST_READ = (ids, mark, kept, read)
     return read
-
-
-def read_local_graph(
-    top: str | Path, sets: Sequence[WorkingSet], planned: Sequence[str] = (), *, warm: bool = False
-) -> dict[str, Any] | None:
-    """The engine's ``graph`` input near the changed and ``planned`` files, or ``None`` when it
-    cannot be read: the dependency channel is then 0 (a check never fails on it). ``warm``:
-    also read what a planned file would need (the daemon's background work)."""
-    from proximity.sources.git import readcache
-    from proximity.sources.imports.near import near_graph, warm_near_graph
-
-    cache = readcache.current()
-    kept = tuple(ws for ws in sets if ws.merge_base is not None)
-    key = (frozenset(id(ws) for ws in kept), tuple(sorted(planned)))
-    hit = _GRAPHS.get(key)
-    # the key's ids are the held objects' own (an entry keeps its working sets alive)
-    if cache is not None and hit is not None and not warm and cache.unchanged_since(hit[0]):
-        return hit[2]
-    mark = cache.sequence if cache is not None else 0
-    try:
-        graph = warm_near_graph(top, sets) if warm else near_graph(top, sets, planned)
-    except Exception as exc:  # an unreadable object store must not stop the pre-edit check
-        hook_log(f"imports not read: {type(exc).__name__}: {exc}")
-        return None
-    answer = graph.to_json()
-    if cache is not None:
-        _GRAPHS[key] = (mark, kept, answer)
-    return answer
-
-
-#: The graph inputs answered in a process whose git reads are watched (the daemon), by the
-#: working-set objects (held, so their ids stay theirs) and the planned paths: with no file
-#: event since, the same objects are the same answer, given without the ``lstat`` of every
-#: changed file that :func:`~proximity.sources.imports.near.near_graph` makes to know it.
-_GRAPHS: BoundedCache[
-    tuple[frozenset[int], tuple[str, ...]], tuple[int, tuple[WorkingSet, ...], dict[str, Any]]
-] = BoundedCache(64)
 
 
 def _add_excerpts(

@@ -21,6 +21,8 @@ from proximity.agent.worktree import AskingWorktree, engine_entries, find_worktr
 from proximity.engine.findings import CheckResult, DriftFinding
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from proximity.agent.client import ApiClient
     from proximity.sources.git import WorkingSet
     from proximity.sources.git.memo import WorkingSetMemo
@@ -101,10 +103,18 @@ def _warm_symbols(top: str, sets: tuple[WorkingSet, ...]) -> None:
     process's blob caches (:data:`proximity.sources.symbols.local.LOCAL_CACHE`,
     :mod:`proximity.sources.imports.near`), so the next check's reads are lookups. Only the
     symbol and dependency channels' inputs; a failure is the next check's to report."""
-    from proximity.agent.local import read_local_graph, read_local_symbols
+    from proximity.agent.dependency import read_local_graph
+    from proximity.agent.local import read_local_symbols
 
     read_local_symbols(top, sets)
     read_local_graph(top, sets, warm=True)
+
+
+def _graph_after(top: Path, sets: Future[tuple[WorkingSet, ...]], planned: list[str]) -> Any:
+    """:func:`~proximity.agent.dependency.read_local_graph` once ``sets`` are read."""
+    from proximity.agent.dependency import read_local_graph
+
+    return read_local_graph(top, sets.result(), planned)
 
 
 def _in_thread(fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -265,7 +275,7 @@ class AgentSession:
         from proximity.sources.git._run import carry_deadline
 
         base = self.config.base
-        pool = ThreadPoolExecutor(max_workers=2)
+        pool = ThreadPoolExecutor(max_workers=3)
         try:
             # One git process per core: more only steal the core numpy's import runs on.
             workers = os.cpu_count() or 2
@@ -273,6 +283,9 @@ class AgentSession:
                 carry_deadline(_working_sets), self.worktree.top, base, workers, self.config.ignore
             )
             files = pool.submit(carry_deadline(engine_entries), self.worktree, planned, base=base)
+            # the import edges need no numpy either: read as soon as the working sets are
+            paths = [p for p, _, _ in planned]
+            near = pool.submit(carry_deadline(_graph_after), self.worktree.top, sets, paths)
             from proximity.agent.local import local_check  # numpy only when answered here
 
             entries = files.result()
@@ -285,6 +298,7 @@ class AgentSession:
                 sets=sets.result(),
                 files=entries,
                 written=written,
+                graph=near.result,
             )
             return self.with_drift(result, drift.result())
         finally:

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from proximity.agent import local as local_mod
-from proximity.agent.local import Planned, local_check, read_local_graph, read_local_symbols
+from proximity.agent.dependency import read_local_graph
+from proximity.agent.local import Planned, local_check, read_local_symbols
 from proximity.agent.worktree import find_worktree
 from proximity.sources.git import _run, read_working_sets, readcache
 from tests.sources.gitrepo import ScriptedRepo

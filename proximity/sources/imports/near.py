@@ -47,10 +47,11 @@ from proximity.engine.imports import (
 )
 from proximity.sources.git import GitError, WorkingSet
 from proximity.sources.git._run import git
+from proximity.sources.git.objects import commit_base, read_blobs
 from proximity.sources.imports.bounded import CHILD_PARSE_BYTES, parse_bytes_bounded
 from proximity.sources.imports.graph import cache_key
 from proximity.sources.limits import read_bounded
-from proximity.sources.symbols.index import BoundedCache, commit_base, read_blobs
+from proximity.sources.memo import BoundedCache
 
 __all__ = ["MAX_NEAR_FILES", "clear_near_cache", "near_graph", "near_languages", "warm_near_graph"]
 

@@ -11,17 +11,16 @@ whose imports read nothing that changed.
 from __future__ import annotations
 
 import gc
-from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Iterator, MutableMapping
+from collections.abc import MutableMapping
 from pathlib import Path
-from threading import Lock
-from typing import TypeVar
 
 from proximity.engine.imports import build_resolver, is_config, language_of, resolver_key
 from proximity.engine.imports.link import Resolver
 from proximity.engine.symbols import EXTRACT_VERSION, FileSymbols, SymbolIndex
 from proximity.engine.symbols.python import extract_python_symbols
-from proximity.sources.git._run import GitError, git
+from proximity.sources.git._run import GitError
+from proximity.sources.git.objects import COMMIT_BASES, commit_base, commit_files, read_blobs
+from proximity.sources.memo import BoundedCache
 
 __all__ = [
     "COMMIT_BASES",
@@ -37,7 +36,6 @@ __all__ = [
 ]
 
 SYMBOL_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx"})
-_SKIP_MODES = (b"160000", b"120000")  # submodules and symlinks name no source of their own
 
 
 def extract_symbols(source: bytes, language: str, *, detail: bool = False) -> FileSymbols:
@@ -56,106 +54,8 @@ def symbol_cache_key(blob: str, language: str, *, detail: bool = False) -> str:
     return f"{blob}:{language}:s{EXTRACT_VERSION}{'d' if detail else ''}"
 
 
-K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")
-
-
-class BoundedCache(MutableMapping[K, V]):
-    """A thread-safe least-recently-used mapping holding at most ``size`` entries: the
-    extractions by blob, and the agent side's memos of immutable or keyed answers
-    (:mod:`.local`)."""
-
-    def __init__(self, size: int = 100_000) -> None:
-        self.size = size
-        self._data: OrderedDict[K, V] = OrderedDict()
-        self._lock = Lock()
-
-    def __getitem__(self, key: K) -> V:
-        with self._lock:
-            value = self._data[key]
-            self._data.move_to_end(key)
-            return value
-
-    def __setitem__(self, key: K, value: V) -> None:
-        with self._lock:
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
-
-    def __delitem__(self, key: K) -> None:
-        with self._lock:
-            del self._data[key]
-
-    def __iter__(self) -> Iterator[K]:
-        with self._lock:
-            return iter(list(self._data))
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-
-
 SHARED_CACHE: BoundedCache[str, FileSymbols] = BoundedCache()
 """The default extraction cache of this process."""
-
-
-def commit_files(repo: str | Path, commit: str) -> dict[str, str]:
-    """``{path: blob}`` of every regular file in ``commit`` (one ``git ls-tree``)."""
-    _, out = git(repo, ["ls-tree", "-r", "-z", "--full-tree", commit])
-    files = {}
-    for item in out.split(b"\0"):
-        if not item:
-            continue
-        meta, _, path = item.partition(b"\t")
-        mode, kind, blob = meta.split(b" ")
-        if kind == b"blob" and mode not in _SKIP_MODES:
-            files[path.decode("utf-8", "surrogateescape")] = blob.decode()
-    return files
-
-
-COMMIT_BASES: BoundedCache[tuple[str, str], tuple[dict[str, str], Resolver]] = BoundedCache(8)
-"""``commit_base`` answers by (repository, commit): a few repositories' merge bases."""
-
-
-def commit_base(repo: str, commit: str) -> tuple[dict[str, str], Resolver]:
-    """``({path: blob}, resolver)`` of a commit: immutable, so kept per (repository, commit)."""
-    key = (repo, commit)
-    hit = COMMIT_BASES.get(key)
-    if hit is not None:
-        return hit
-    files = commit_files(repo, commit)
-    configs_at = [p for p in files if is_config(p)]
-    contents = read_blobs(repo, [files[p] for p in configs_at])
-    configs = {
-        p: contents[files[p]].decode("utf-8", "replace") for p in configs_at if files[p] in contents
-    }
-    hit = (files, build_resolver(files, configs))
-    COMMIT_BASES[key] = hit
-    return hit
-
-
-def read_blobs(repo: str | Path, blobs: Iterable[str]) -> dict[str, bytes]:
-    """Contents of ``blobs`` through one ``git cat-file --batch`` (missing ones left out)."""
-    wanted = list(dict.fromkeys(blobs))
-    if not wanted:
-        return {}
-    _, out = git(repo, ["cat-file", "--batch"], stdin="\n".join(wanted).encode() + b"\n")
-    found: dict[str, bytes] = {}
-    at = 0
-    for blob in wanted:
-        header_end = out.index(b"\n", at)
-        header = out[at:header_end].split(b" ")
-        at = header_end + 1
-        if len(header) < 3 or header[1] == b"missing":
-            continue
-        size = int(header[2])
-        found[blob] = out[at : at + size]
-        at += size + 1  # the content is followed by a newline
-    return found
 
 
 def _resolver(paths: list[str], configs: dict[str, str], previous: SymbolIndex | None) -> Resolver:
