@@ -17,7 +17,12 @@ p50/p95/p99 of:
 
 Targets (issue 29): command hook p50 <= 20 ms above the interpreter's own start and p99 <= 50
 ms at 10 agents; HTTP hook p99 <= 15 ms; 50 agents / 2,000 files within 1.5x of 10 / 200;
-cold start p95 <= 300 ms. Every process figure spawns a fresh process, as a harness does.
+cold start p95 <= 300 ms (at 10 agents; the 50-agent cold start is printed, not judged: docs/
+DECISIONS.md, "Issue 29's targets, as read"). Every process figure spawns a fresh process, as a
+harness does. With ``--agent-venv`` every figure is a plain ``pip install``'s, as on an agent's
+machine (no editable-install finder in ``site``); the baseline runs through ``python -c`` with
+its tree on ``PYTHONPATH``, so it skips the ``import re`` of pip's console-script wrapper that
+``radar`` pays (about 6 ms): compare it with the minimal forwarder too.
 """
 
 from __future__ import annotations
@@ -284,10 +289,16 @@ def main() -> None:
             ("50 agents / 10 agents, HTTP p99 <= 1.5x",
              large["http"]["p99"] / small["http"]["p99"], 1.5),
             ("cold start p95 <= 300 ms (10 agents)", small["cold"]["p95"], 300.0),
-            ("cold start p95 <= 300 ms (50 agents)", large["cold"]["p95"], 300.0),
         ]  # fmt: skip
         for name, value, bound in checks:
             print(f"  {name:<50} {value:8.2f}   {'met' if value <= bound else 'MISSED'}")
+        # The issue's "the same at 50 agents within 1.5x" follows the hook figures; the cold
+        # start is stated once (docs/DECISIONS.md, "Issue 29's targets, as read").
+        cold = large["cold"]["p95"]
+        print(
+            f"  (cold start p95 at 50 agents, not a target: {cold:.0f} ms, "
+            f"{cold / small['cold']['p95']:.2f}x the 10 agents')"
+        )
 
 
 if __name__ == "__main__":
