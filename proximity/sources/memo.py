@@ -4,12 +4,13 @@ Loaded by the agent side's hook path, so it imports nothing but the standard lib
 
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
 from collections.abc import Hashable, Iterator, MutableMapping
 from threading import Lock
 from typing import TypeVar
 
-__all__ = ["BoundedCache"]
+__all__ = ["BoundedCache", "file_state"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -52,3 +53,13 @@ class BoundedCache(MutableMapping[K, V]):
     def clear(self) -> None:
         with self._lock:
             self._data.clear()
+
+
+def file_state(path: str | os.PathLike[str]) -> str:
+    """What git's index keeps to tell a file changed without reading it (racy edits within one
+    timestamp tick aside), or the error: the memos' key for a file on disk."""
+    try:
+        st = os.lstat(path)
+    except OSError as exc:
+        return f"error {exc.errno}"
+    return f"{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_size}:{st.st_ino}:{st.st_mode}"

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -51,7 +50,7 @@ from proximity.sources.git.objects import commit_base, read_blobs
 from proximity.sources.imports.bounded import CHILD_PARSE_BYTES, parse_bytes_bounded
 from proximity.sources.imports.graph import cache_key
 from proximity.sources.limits import read_bounded
-from proximity.sources.memo import BoundedCache
+from proximity.sources.memo import BoundedCache, file_state
 
 __all__ = ["MAX_NEAR_FILES", "clear_near_cache", "near_graph", "near_languages", "warm_near_graph"]
 
@@ -312,20 +311,12 @@ def _resolver(
     return hit
 
 
-def _stat(path: Path) -> str:
-    try:
-        st = os.lstat(path)
-    except OSError as exc:
-        return f"error {exc.errno}"
-    return f"{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_size}:{st.st_ino}:{st.st_mode}"
-
-
 def _digest(ws: WorkingSet) -> str:
     """Everything this reader takes from one working set: its files' paths and statuses and
     the current files' state on disk."""
     digest = hashlib.sha1(usedforsecurity=False)
     for f in ws.files:
-        here = _stat(Path(ws.path) / f.path) if f.status != "D" else "deleted"
+        here = file_state(Path(ws.path) / f.path) if f.status != "D" else "deleted"
         digest.update(repr((f.path, f.old_path, f.status, here)).encode())
     return digest.hexdigest()
 

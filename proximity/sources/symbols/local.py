@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
 from collections import Counter
 from collections.abc import Iterable, MutableMapping, Sequence
 from dataclasses import replace
@@ -41,6 +40,7 @@ from proximity.engine.symbols import (
 from proximity.sources.git import GitError, WorkingSet
 from proximity.sources.git._run import git
 from proximity.sources.limits import read_bounded
+from proximity.sources.memo import file_state
 from proximity.sources.symbols.index import (
     COMMIT_BASES,
     BoundedCache,
@@ -183,16 +183,6 @@ def _index(
     return index
 
 
-def _stat(path: Path) -> str:
-    """What git's index keeps to tell a file changed without reading it (racy edits within one
-    timestamp tick aside), or the error."""
-    try:
-        st = os.lstat(path)
-    except OSError as exc:
-        return f"error {exc.errno}"
-    return f"{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_size}:{st.st_ino}:{st.st_mode}"
-
-
 def _key(ws: WorkingSet, files: dict[str, str], languages: frozenset[str]) -> str:
     """A digest of everything one working set's symbol changes depend on: each source file's
     path, status, hunks and base blob, and the current file's status on disk."""
@@ -200,7 +190,7 @@ def _key(ws: WorkingSet, files: dict[str, str], languages: frozenset[str]) -> st
     for f in ws.files:
         if f.binary or language_of(f.path) not in languages:
             continue
-        here = _stat(Path(ws.path) / f.path) if f.status != "D" else "deleted"
+        here = file_state(Path(ws.path) / f.path) if f.status != "D" else "deleted"
         base = files.get(f.old_path or f.path) or ""
         digest.update(
             repr((f.path, f.old_path, f.status, f.base_hunks, f.lines, base, here)).encode()
