@@ -288,6 +288,8 @@ def test_one_ack_names_every_agent_a_denial_named(scene: Scene) -> None:
     # both. Left uncommitted, carol would be dated by its creation, after bob's, and hold only
     # when the two fell in one second.
     scene.repo.commit("carol's lines", worktree="carol")
+    # ... and still at work: an agent whose every change is days old is parked and yields
+    scene.repo.write("notes.txt", "carol's notes\n", worktree="carol")
     reason = _decision(scene.hook("claude", _edit(scene, "line 22\n")).stdout)
     assert "radar ack alice carol" in reason["permissionDecisionReason"]
     ack = scene.radar("ack", "alice", "carol")

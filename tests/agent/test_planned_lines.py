@@ -93,16 +93,35 @@ def test_bob_is_denied_exactly_where_git_s_merge_would_conflict(
     assert (decision.get("permissionDecision") == "deny") is expected, decision
 
 
-def test_an_insertion_at_the_point_of_a_days_old_insertion_is_still_denied(pair: Scene) -> None:
-    """The same point is overlap, which does not decay (an abutting line would have)."""
+def _bob_inserts_where_alice_inserted(pair: Scene, hours_ago: float) -> dict[str, str]:
     alice_text, old, new = CASES["both insert after line 20"]
     target = pair.alice / "core.py"
     target.write_text(alice_text)
-    days_ago = time.time() - 3 * 86_400
-    os.utime(target, (days_ago, days_ago))
+    then = time.time() - hours_ago * 3600
+    os.utime(target, (then, then))
     payload = load("claude_pre_edit", WORKTREE=str(pair.bob), FILE=str(pair.bob / "core.py"))
     payload["tool_input"].update(file_path=str(pair.bob / "core.py"), old_string=old,
                                  new_string=new)  # fmt: skip
-    decision = json.loads(pair.hook("claude", payload).stdout)["hookSpecificOutput"]
+    run = pair.hook("claude", payload)
+    assert run.returncode == 0, run.stderr
+    out: dict[str, str] = json.loads(run.stdout)["hookSpecificOutput"]
+    return out
+
+
+def test_an_insertion_at_the_point_of_a_days_old_insertion_is_still_denied(pair: Scene) -> None:
+    """The same point is overlap, which does not decay (an abutting line would have)."""
+    decision = _bob_inserts_where_alice_inserted(pair, hours_ago=60)
     assert decision["permissionDecision"] == "deny"
     assert "overlapping edits" in decision["permissionDecisionReason"]
+    assert "you steer" in decision["permissionDecisionReason"]
+
+
+def test_a_parked_agent_yields_so_the_active_one_holds_course(pair: Scene) -> None:
+    """Alice started first but changed nothing for 80 hours (past radar-v1's 72): parked, she
+    steers, and bob's edit goes ahead with the context naming her (docs/DECISIONS.md, "A parked
+    branch yields"). The encounter is still a Resolution: the overlap does not decay."""
+    decision = _bob_inserts_where_alice_inserted(pair, hours_ago=80)
+    assert "permissionDecision" not in decision, decision
+    context = decision["additionalContext"]
+    assert "Resolution Advisory with alice" in context
+    assert "you hold course; alice must steer away" in context

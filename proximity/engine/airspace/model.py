@@ -96,6 +96,8 @@ class Options:
     """Pairs whose speculative merge check found merge-only problems (``options.mergeChecks``:
     ``files`` are the problems' paths); a profile with the ``merge-check`` channel reads them."""
     history: Mapping[str, tuple[tuple[float, float], ...]] = field(default_factory=dict)
+    parked_after_hours: float | None = None
+    """``options.parkedAfterHours``: the profile's parked threshold replaced (0: never parked)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -102,7 +102,13 @@ def parse_options(raw: Mapping[str, Any]) -> Options:
         conflicts=_conflicts(raw.get("conflicts")),
         merge_checks=_conflicts(raw.get("mergeChecks"), "mergeChecks"),
         history=_history(raw.get("history")),
+        parked_after_hours=_optional(raw, "parkedAfterHours"),
     )
+
+
+def _optional(raw: Mapping[str, Any], key: str) -> float | None:
+    value = raw.get(key)
+    return None if value is None else number(value, f"options.{key}")
 
 
 def _floor(value: Any) -> float | None:

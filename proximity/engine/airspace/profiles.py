@@ -30,6 +30,9 @@ class Profile:
     symbol_strengths: Mapping[str, float] | None = None
     """For a profile with the ``symbol`` channel: :class:`~proximity.engine.symbols.Strengths`
     fields (kept as plain data so loading a profile loads no symbol code)."""
+    parked_after_s: float | None = None
+    """Right of way: an agent none of whose files changed for this long yields to active ones
+    (``None``: never; docs/DECISIONS.md, "A parked branch yields")."""
     overlap_recency_floor: float | None = None
     """Recency floor of the overlap channel alone (``None``: the options' ``recencyFloor``).
     A line another agent changed and has not merged conflicts at merge however old the edit,
@@ -78,6 +81,9 @@ _RADAR_V1 = Profile(
     # Unmerged overlapping lines conflict days later as surely as minutes later: the replay of
     # pip found decayed overlap silenced every denial at human timescales (airspace-2026.11.5).
     overlap_recency_floor=1.0,
+    # A branch nobody changed for three days is waiting on review, not flying: holding every
+    # active agent behind it made the replay's convoy (docs/EVALUATION.md, issue 28).
+    parked_after_s=72 * 3600.0,
 )
 
 PROFILES: Mapping[str, Profile] = {

@@ -21,10 +21,11 @@ __all__ = [
     "cluster_right_of_way",
     "components",
     "ecc_priority_key",
+    "is_parked",
     "pair_right_of_way",
 ]
 
-PriorityKey = tuple[float, float, bytes]
+PriorityKey = tuple[float, float, float, bytes]
 
 
 def _utf16(text: str) -> bytes:
@@ -36,22 +37,41 @@ def ecc_priority_key(agent: Agent, now_ms: float) -> PriorityKey:
     """Sort key, smaller holds: more progress (sum of weights), then older, then smaller id."""
     progress = sum(f.reference_weight for f in agent.files)
     age = 0.0 if agent.started_at_ms is None else now_ms - agent.started_at_ms
-    return (-progress, -age, _utf16(agent.agent_id))
+    return (0.0, -progress, -age, _utf16(agent.agent_id))
 
 
-def radar_priority_key(agent: Agent, now_ms: float) -> PriorityKey:
-    """radar-v1: the earlier start holds, then more distinct files, then the smaller id.
+def is_parked(agent: Agent, now_ms: float, parked_after_ms: float | None) -> bool:
+    """No file of the agent changed for ``parked_after_ms``: a branch waiting on review.
+
+    Every file must carry its ``touchedAt`` (git's commit time or the file's mtime); an agent
+    with one undated file, or none, cannot be shown to be idle and is never parked. A pre-edit
+    check's asking agent carries only its planned lines, undated: the asker is never parked.
+    """
+    if parked_after_ms is None or parked_after_ms <= 0 or not agent.files:
+        return False
+    touched = [f.touched_at_ms for f in agent.files]
+    if any(t is None for t in touched):
+        return False
+    return now_ms - max(t for t in touched if t is not None) >= parked_after_ms
+
+
+def radar_priority_key(
+    agent: Agent, now_ms: float, parked_after_ms: float | None = None
+) -> PriorityKey:
+    """radar-v1: an active agent before a parked one (:func:`is_parked`), then the earlier
+    start holds, then more distinct files, then the smaller id.
 
     An agent without ``startedAt`` is treated as the newest (it cannot prove it was first).
     ``workFiles``, where given, counts the files (a pre-edit check's asking agent carries only
     its planned ones). Which start and which files every face reads: docs/DECISIONS.md, "One
-    right of way everywhere".
+    right of way everywhere"; why a parked branch yields: "A parked branch yields".
     """
+    parked = 1.0 if is_parked(agent, now_ms, parked_after_ms) else 0.0
     age = -np.inf if agent.started_at_ms is None else now_ms - agent.started_at_ms
     distinct = agent.work_files
     if distinct is None:
         distinct = len({f.path for f in agent.files})
-    return (-float(age), -float(distinct), _utf16(agent.agent_id))
+    return (parked, -float(age), -float(distinct), _utf16(agent.agent_id))
 
 
 def pair_right_of_way(keys: Sequence[PriorityKey], i: int, j: int) -> tuple[int, int]:

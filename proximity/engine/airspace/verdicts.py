@@ -100,7 +100,10 @@ def _decide_radar(
     escalated = (level == 1) & (closure >= airspace.options.closure_threshold)
     level = np.where(escalated | conflict, np.int8(2), level).astype(np.int8)
     rows = np.flatnonzero(level == 2)
-    keys = [radar_priority_key(a, now_ms) for a in airspace.agents]
+    after_h = airspace.options.parked_after_hours
+    after_s = settings.profile.parked_after_s if after_h is None else after_h * 3600.0
+    after_ms = None if after_s is None else after_s * 1000.0
+    keys = [radar_priority_key(a, now_ms, after_ms) for a in airspace.agents]
     row_of_way = cluster_right_of_way(keys, table.i[rows], table.j[rows])
     hold = np.full(len(risk), -1, dtype=np.int64)
     steer, cluster = hold.copy(), hold.copy()

@@ -253,6 +253,67 @@ def test_cluster_right_of_way_gives_one_consistent_order(engine: str) -> None:
     assert holds == {("c", "a"), ("c", "b"), ("a", "b")}
 
 
+def _holder(data: dict[str, Any], engine: str = "fast") -> str:
+    (advisory,) = radar(data, engine)["advisories"]
+    assert advisory["level"] == "resolution"
+    return str(advisory["hold"])
+
+
+def _old_and_idle(touched: str, **options: Any) -> dict[str, Any]:
+    """``a`` started first and last changed its file at ``touched``; ``b`` is at work now."""
+    old = {"path": "src/x.py", "baseHunks": [[10, 5]], "touchedAt": touched}
+    new = {"path": "src/x.py", "baseHunks": [[12, 1]], "touchedAt": "2026-09-15T11:59:00Z"}
+    return airspace(
+        agent("a", old, started="2026-09-01T00:00:00Z"),
+        agent("b", new, started="2026-09-14T00:00:00Z"),
+        **options,
+    )
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_parked_agent_yields_right_of_way_to_an_active_one(engine: str) -> None:
+    """No change for 72 hours (radar-v1's ``parked_after_s``): the earlier start no longer holds
+    (docs/DECISIONS.md, "A parked branch yields"); the encounter stays a Resolution."""
+    for touched, holder in (
+        ("2026-09-13T12:00:01Z", "a"),  # 71:59:59 ago: still flying
+        ("2026-09-12T12:00:00Z", "b"),  # exactly 72 h: parked
+        ("2026-09-05T12:00:00Z", "b"),
+    ):
+        assert _holder(_old_and_idle(touched), engine) == holder, touched
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_parked_after_hours_replaces_the_profile_s_threshold(engine: str) -> None:
+    week_old = "2026-09-08T12:00:00Z"
+    assert _holder(_old_and_idle(week_old), engine) == "b"
+    never = _old_and_idle(week_old, parkedAfterHours=0)
+    assert _holder(never, engine) == "a"
+    longer = _old_and_idle(week_old, parkedAfterHours=24 * 8)
+    assert _holder(longer, engine) == "a"
+    shorter = _old_and_idle("2026-09-15T06:00:00Z", parkedAfterHours=5)
+    assert _holder(shorter, engine) == "b"
+
+
+def test_an_agent_with_an_undated_file_or_parked_agents_among_themselves() -> None:
+    """An undated file cannot show the agent idle; two parked agents rank by start again."""
+    undated = {"path": "src/y.py"}
+    old = {"path": "src/x.py", "baseHunks": [[10, 5]], "touchedAt": "2026-09-01T00:00:00Z"}
+    other = {"path": "src/x.py", "baseHunks": [[12, 1]], "touchedAt": "2026-09-02T00:00:00Z"}
+    first = agent("a", old, undated, started="2026-08-01T00:00:00Z")
+    second = agent("b", other, started="2026-08-02T00:00:00Z")
+    assert _holder(airspace(first, second)) == "a"
+    both_parked = airspace(agent("a", old, started="2026-08-01T00:00:00Z"), second)
+    assert _holder(both_parked) == "a"
+
+
+@pytest.mark.parametrize("bad", [-1, "72", True, float("inf")])
+def test_parked_after_hours_must_be_a_non_negative_number(bad: Any) -> None:
+    from proximity.engine.airspace.validate import AirspaceInputError
+
+    with pytest.raises(AirspaceInputError, match=r"options\.parkedAfterHours"):
+        radar(_old_and_idle("2026-09-05T12:00:00Z", parkedAfterHours=bad))
+
+
 def test_links_are_bounded_to_non_clear_pairs_and_a_few_per_agent() -> None:
     agents = [agent(f"ag{k:02d}", f"pkg{k % 4}/mod{k}/f.py") for k in range(40)]
     result = radar(airspace(*agents, linksPerAgent=2))
