@@ -143,15 +143,17 @@ def format_report(report: ReplayReport) -> str:
         f"bases {report.bases}"
         + (f", obey waits at most {report.max_wait_s / 3600:g} h" if report.max_wait_s else "")
         + ")",
-        "| policy | conflicts /100 merges | avoided | avoided incl. resync | hunks delayed % | "
-        "median delay h | denials | unnecessary % | mainline denials (unnecessary) | "
-        "RA per agent-hour | hunks/s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| policy | conflicts /100 merges | avoided | avoided incl. resync (resync merges only) | "
+        "resync conflicts (merges) | hunks delayed % | median delay h | denials | unnecessary % | "
+        "mainline denials (unnecessary) | RA per agent-hour | hunks/s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, f in report.figures.items():
         lines.append(
             f"| {name} | {_ci(f.conflicts_per_100)} [{f.conflicts}/{f.merges}] | "
-            f"{_ci(f.avoided, 100, 0)} | {_ci(f.avoided_with_resync, 100, 0)} | "
+            f"{_ci(f.avoided, 100, 0)} | {_ci(f.avoided_with_resync, 100, 0)} "
+            f"({_ci(f.avoided_with_resync_merges, 100, 0)}) | "
+            f"{f.resync_conflicts} ({f.resync_merge_conflicts}) | "
             f"{_ci(f.share_delayed, 100, 2)} | {_ci(f.median_delay_h, 1, 2)} | {f.denials} | "
             f"{_ci(f.share_unnecessary, 100, 0)} | {f.drift_denials} "
             f"({f.unnecessary_drift_denials}) | {_ci(f.ra_per_agent_hour, 1, 3)} | "

@@ -60,6 +60,9 @@ class _Stats:
     forced: int = 0
     conflicts: tuple[str, ...] = ()
     resync_conflicted: bool = False
+    merge_resync_conflicted: bool = False
+    """Bringing the mainline in conflicted with work the agent had applied (its real work); the
+    other kind is a deferred historical diff that no longer fits (:class:`PullRequestOutcome`)."""
     base_index: int = 0
     build: str = ""  # "" not checked, "break", "clean", "unchecked" (a limit; never clean)
 
@@ -87,7 +90,9 @@ class PolicyRun:
             delayed = [d for d in s.delays if d > 0]
             out.append(PullRequestOutcome(
                 pr=pr, conflicted=bool(s.conflicts), conflicted_paths=len(s.conflicts),
-                resync_conflicted=s.resync_conflicted, hunks=s.hunks, delayed_hunks=len(delayed),
+                resync_conflicted=s.resync_conflicted,
+                resync_merge_conflicted=s.merge_resync_conflicted,
+                hunks=s.hunks, delayed_hunks=len(delayed),
                 delays_s=tuple(delayed), denials=len(s.denials),
                 unnecessary_denials=(unnecessary or {}).get(pr, 0), traffic_advisories=s.tas,
                 forced_hunks=s.forced, agent_hours=max(0, s.merged - s.started) / 3600.0,
@@ -227,6 +232,7 @@ class _Driver:
         self.gate.changed(f"pr-{pr}")
         self.stats[pr].base_index = len(self.main_log)
         self.stats[pr].resync_conflicted |= bool(conflicts)
+        self.stats[pr].merge_resync_conflicted |= bool(conflicts)
         self.emit(action.at, "resync", agent=f"pr-{pr}", conflicts=list(conflicts),
                   reason=action.reason)  # fmt: skip
 

@@ -65,6 +65,21 @@ necessary (its baseline merge conflicted on a.py). Acknowledge: #2 acknowledges 
 and proceeds: the baseline's conflict."""
 
 
+RESYNC = (
+    # the holder edits a line the steerer had already changed: the steerer's own work meets it
+    (1, "a.py", 5, "pr1", 100, 1000),
+    (2, "a.py", 20, "pr2", 200, 2000),
+    (1, "a.py", 20, "pr1b", 300, 1000),  # #1 holds (the earlier start): allowed, with context
+    (2, "a.py", 5, "pr2b", 400, 2000),  # #2 steers: denied, waits for #1
+    (3, "b.py", 10, "pr3", 300, 3000),
+)
+"""Baseline: #2 conflicts at its merge (a.py lines 5 and 20; 1 of 3). Obey: #2 is denied at 400
+and waits for #1 (merged 1000); bringing the mainline in then conflicts on line 20, which #2 had
+changed before #1 did (a resynchronisation merge: the agent's real work), and its deferred line 5
+no longer fits (a re-application); its own merge is clean. So obey avoids the merge conflict
+(100 %) but none of the conflict work (incl. resync, either count: 0 %)."""
+
+
 def git(repo: Path, *args: str, at: int = 0) -> str:
     stamp = f"@{T0 + at} +0000"
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
@@ -98,13 +113,15 @@ def build_scenario(root: Path, scenario: tuple[tuple[int, str, int, str, int, in
     git(root, "add", "-A")
     git(root, "commit", "-qm", "base", at=0)
     base = git(root, "rev-parse", "HEAD")
-    for pr, path, line, text, at, _ in scenario:
-        git(root, "checkout", "-q", "-b", f"topic{pr}", base)
+    made: set[int] = set()
+    for pr, path, line, text, at, _ in scenario:  # a pull request's rows: its commits, in order
+        git(root, "checkout", "-q", *([f"topic{pr}"] if pr in made else ["-b", f"topic{pr}", base]))
+        made.add(pr)
         _set_line(root, path, line, text)
         git(root, "commit", "-qam", f"pr{pr}: {path}", at=at)
     git(root, "checkout", "-q", "main")
-    merges = sorted([(m, pr, path, line, text) for pr, path, line, text, _, m in scenario]
-                    + [(PUSH_AT, 0, "", 0, "")])  # fmt: skip
+    rows = {pr: (m, pr, path, line, text) for pr, path, line, text, _, m in scenario}
+    merges = sorted([*rows.values(), (PUSH_AT, 0, "", 0, "")])
     for at, pr, path, line, text in merges:
         if pr == 0:
             (root / "d.py").write_text(numbered(5))

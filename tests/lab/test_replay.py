@@ -16,6 +16,7 @@ from proximity.lab.replay_report import ReplayReport, replay_window
 from tests.lab.replay_scenario import (
     DAY,
     DRIFT,
+    RESYNC,
     SLOW,
     T0,
     build_bases,
@@ -84,6 +85,10 @@ def test_figures_of_each_policy_are_those_known_by_construction(
     # #2 re-applied its line over #1's: the conflict moved into the agent's own work
     assert obey.avoided_with_resync is not None
     assert obey.avoided_with_resync.estimate == 0.0
+    # ... a deferred line written over #1's, not a mainline merge that met #2's applied work
+    assert (obey.resync_conflicts, obey.resync_merge_conflicts) == (1, 0)
+    assert obey.avoided_with_resync_merges is not None
+    assert obey.avoided_with_resync_merges.estimate == 0.5
     assert (obey.hunks, obey.delayed_hunks, obey.share_delayed.estimate) == (6, 1, 1 / 6)
     assert obey.median_delay_h.estimate == pytest.approx(800 / 3600)
     assert (ack.conflicts, ack.denials, ack.delayed_hunks, ack.unnecessary_denials) == (2, 1, 0, 0)
@@ -308,6 +313,27 @@ def test_an_edit_of_lines_the_mainline_changed_brings_the_mainline_in_first(
     assert merges == {"pr-1": [], "pr-2": [], "pr-3": [], "pr-4": []}
     acks = [e for e in events(tmp_path / "o", "acknowledge") if e["kind"] == "ack"]
     assert [(e["agent"], e["others"]) for e in acks] == [("pr-2", ["main"])]
+
+
+def test_a_resync_that_meets_the_agent_s_own_work_is_counted_as_its_real_work(
+    tmp_path: Path,
+) -> None:
+    """replay_scenario.RESYNC: #1, holding, changed line 20 after #2 had; #2's resync after #1's
+    merge conflicts there (a merge), besides re-applying its deferred line 5."""
+    repo = build_scenario(tmp_path / "source", RESYNC)
+    report = replay_window(read_window(repo, max_prs=10), policies=["obey"], out=tmp_path / "o",
+                           work=tmp_path, resamples=20)  # fmt: skip
+    base, obey = report.figures["ignore"], report.figures["obey"]
+    assert (base.conflicts, base.merges, obey.conflicts, obey.denials) == (1, 3, 0, 1)
+    assert (obey.resync_conflicts, obey.resync_merge_conflicts) == (1, 1)
+    assert obey.avoided is not None
+    assert obey.avoided.estimate == 1.0
+    for figure in (obey.avoided_with_resync, obey.avoided_with_resync_merges):
+        assert figure is not None
+        assert figure.estimate == 0.0
+    rows = events(tmp_path / "o", "obey")
+    assert [e["conflicts"] for e in rows if e["kind"] == "resync"] == [["a.py"]]
+    assert [e["agent"] for e in rows if e["kind"] == "apply_conflict"] == ["pr-2"]
 
 
 def test_the_hook_process_path_brings_the_mainline_in_the_same_way(tmp_path: Path) -> None:

@@ -25,7 +25,14 @@ class PullRequestOutcome:
     pr: int
     conflicted: bool  # git's merge into the replay mainline reported a conflicted path
     conflicted_paths: int = 0
-    resync_conflicted: bool = False  # merging the mainline into the agent's work conflicted
+    resync_conflicted: bool = False
+    """Resynchronising conflicted: either kind below."""
+    resync_merge_conflicted: bool = False
+    """Merging the mainline into the agent's work conflicted on changes the agent had made: the
+    agent's real work. The other kind, re-applying a deferred change whose historical diff no
+    longer fits the file the mainline moved, is the replay's own: a live agent writes its
+    deferred edit against the file as it then is (docs/DECISIONS.md, "Two kinds of
+    resynchronisation conflict")."""
     hunks: int = 0
     delayed_hunks: int = 0
     delays_s: tuple[float, ...] = ()
@@ -60,6 +67,8 @@ class ReplayFigures:
     forced_hunks: int
     avoided: BootstrapInterval | None = None
     avoided_with_resync: BootstrapInterval | None = None
+    avoided_with_resync_merges: BootstrapInterval | None = None
+    resync_merge_conflicts: int = 0
     conflicts_removed: int = 0
     conflicts_added: int = 0
     extra: dict[str, float] = field(default_factory=dict)
@@ -91,7 +100,8 @@ def replay_figures(
     Percentile intervals of the bootstrap over pull requests (Efron & Tibshirani 1993, ch. 13),
     through :func:`cluster_bootstrap_ci` with one cluster per pull request. "Avoided" is
     ``1 - conflicts(policy) / conflicts(baseline)`` on the same resampled pull requests; with
-    resynchronisation conflicts, a PR whose resync conflicted counts as conflicted.
+    resynchronisation conflicts, a PR whose resync conflicted counts as conflicted (every kind,
+    or only a mainline merge that met the agent's own applied work: ``..._merges``).
     """
     rows = sorted(outcomes, key=lambda o: o.pr)
     keys = np.array([o.pr for o in rows])
@@ -127,6 +137,7 @@ def replay_figures(
         ra_per_agent_hour=ci(lambda i: _ratio(denials[i], hours[i])),
         ta_per_agent_hour=_ratio(np.array([o.traffic_advisories for o in rows], float), hours),
         resync_conflicts=sum(o.resync_conflicted for o in rows),
+        resync_merge_conflicts=sum(o.resync_merge_conflicted for o in rows),
         forced_hunks=sum(o.forced_hunks for o in rows),
         drift_denials=sum(o.drift_denials for o in rows),
         unnecessary_drift_denials=sum(o.unnecessary_drift_denials for o in rows),
@@ -144,6 +155,7 @@ def replay_figures(
         return figures
     base = np.array([baseline[o.pr].conflicted for o in rows], dtype=float)
     with_resync = np.array([o.conflicted or o.resync_conflicted for o in rows], dtype=float)
+    with_merges = np.array([o.conflicted or o.resync_merge_conflicted for o in rows], dtype=float)
 
     def avoided(values: NDArray[np.float64]) -> BootstrapInterval:
         return ci(lambda i: 1.0 - _ratio(values[i], base[i]))
@@ -157,6 +169,7 @@ def replay_figures(
         figures,
         avoided=avoided(conflicted),
         avoided_with_resync=avoided(with_resync),
+        avoided_with_resync_merges=avoided(with_merges),
         conflicts_removed=int(((base == 1) & (conflicted == 0)).sum()),
         conflicts_added=int(((base == 0) & (conflicted == 1)).sum()),
     )

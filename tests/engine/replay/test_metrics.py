@@ -59,3 +59,23 @@ def test_the_baseline_against_itself_avoids_nothing_and_undefined_ratios_are_nan
     assert f.avoided.estimate == 0.0
     assert math.isnan(f.share_unnecessary.estimate)  # no denials at all
     assert math.isnan(f.median_delay_h.estimate)
+
+
+def test_resync_merges_are_counted_apart_from_re_applications() -> None:
+    """A re-application that no longer fits (resync only) counts in the conservative figure; a
+    mainline merge that met the agent's applied work (both flags) counts in both."""
+    base = [_o(1, True), _o(2, True), _o(3, False), _o(4, True)]
+    obey = [
+        _o(1, False, resync_conflicted=True),  # its deferred diff no longer fit: re-application
+        _o(2, False, resync_conflicted=True, resync_merge_conflicted=True),  # its own work met
+        _o(3, False),
+        _o(4, False),
+    ]
+    f = replay_figures(obey, policy="obey", baseline={o.pr: o for o in base}, resamples=50)
+    assert f.avoided is not None
+    assert f.avoided.estimate == 1.0
+    assert f.avoided_with_resync is not None
+    assert math.isclose(f.avoided_with_resync.estimate, 1 / 3)
+    assert f.avoided_with_resync_merges is not None
+    assert math.isclose(f.avoided_with_resync_merges.estimate, 2 / 3)
+    assert (f.resync_conflicts, f.resync_merge_conflicts) == (2, 1)
