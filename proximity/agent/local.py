@@ -85,8 +85,10 @@ def local_check(
     if symbols is None and profile in PROFILES and "symbol" in PROFILES[profile].channels:
         symbols = read_local_symbols(worktree.top, [*([me] if me else []), *others.values()])
     if profile in PROFILES and PROFILES[profile].weights.get("dependency"):
-        near = graph() if graph is not None else None
-        if near is None:
+        # read ahead (or dropped at the caller's deadline: None), else read here
+        if graph is not None:
+            near = graph()
+        else:
             near = read_local_graph(worktree.top, sets, [p for p, _, _ in planned])
         if near is not None:
             airspace["graph"] = near

@@ -117,6 +117,27 @@ def _graph_after(top: Path, sets: Future[tuple[WorkingSet, ...]], planned: list[
     return read_local_graph(top, sets.result(), planned)
 
 
+GRAPH_RESERVE_S = 0.25
+"""What a check keeps of its deadline for scoring and answering once the import edges are in:
+a cold read of a large tree that would eat it is dropped (docs/DECISIONS.md, "The hook's
+dependency channel")."""
+
+
+def _graph_within(near: Future[Any]) -> Any:
+    """The near graph's result, or ``None`` (the dependency channel at 0, logged) when it is
+    not in by this context's deadline less :data:`GRAPH_RESERVE_S`."""
+    from proximity.sources.git._run import seconds_left
+
+    left = seconds_left()
+    if left is None:
+        return near.result()
+    try:
+        return near.result(timeout=max(0.0, left - GRAPH_RESERVE_S))
+    except TimeoutError:
+        hook_log("imports not read within the check's deadline: the dependency channel is 0")
+        return None
+
+
 def _in_thread(fn: Any, *args: Any, **kwargs: Any) -> Any:
     """Start ``fn`` on a thread (bound by the caller's deadline); the returned callable joins
     it and gives its result."""
@@ -298,7 +319,7 @@ class AgentSession:
                 sets=sets.result(),
                 files=entries,
                 written=written,
-                graph=near.result,
+                graph=lambda: _graph_within(near),
             )
             return self.with_drift(result, drift.result())
         finally:

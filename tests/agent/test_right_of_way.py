@@ -42,13 +42,16 @@ def _at(minutes_ago: int) -> dict[str, str]:
     return {"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
 
 
-def dated_pair(tmp_path: Path, state: Path, alice: tuple[int, int], bob: int) -> Scene:
-    """alice's branch made 10 minutes ago with her lines ``alice`` committed 5 minutes ago; bob's
-    branch made 8 minutes ago with his line ``bob`` not committed."""
+def dated_pair(
+    tmp_path: Path, state: Path, alice: tuple[int, int], bob: int, alice_ago: int = 5
+) -> Scene:
+    """alice's branch made 10 minutes ago (or ``alice_ago + 5``) with her lines ``alice``
+    committed ``alice_ago`` minutes ago; bob's branch made 8 minutes ago with his line ``bob``
+    not committed."""
     repo = ScriptedRepo.create(tmp_path)
     repo.write("core.py", numbered(60))
     repo.commit("base")
-    for name, minutes in (("alice", 10), ("bob", 8)):
+    for name, minutes in (("alice", max(10, alice_ago + 5)), ("bob", 8)):
         target = tmp_path / name
         run_git(repo.root, "worktree", "add", "-q", "-b", name, str(target), "main",
                 env=_at(minutes))  # fmt: skip
@@ -56,7 +59,7 @@ def dated_pair(tmp_path: Path, state: Path, alice: tuple[int, int], bob: int) ->
     first, last = alice
     repo.replace_lines("core.py", first, last, worktree="alice", tag="alice")
     where = f"{first}" if first == last else f"{first}-{last}"
-    run_git(repo.path("alice"), "commit", "-qam", f"alice: core {where}", env=_at(5))
+    run_git(repo.path("alice"), "commit", "-qam", f"alice: core {where}", env=_at(alice_ago))
     repo.replace_lines("core.py", bob, bob, worktree="bob", tag="bob")
     return Scene(repo, repo.path("alice"), repo.path("bob"), state)
 
@@ -201,3 +204,44 @@ def test_every_face_names_the_same_holder_whatever_start_a_report_claims(
     [card] = board_cards(lead.principal, repository="web")["resolution"][1]
     holders["board"] = card.hold
     assert holders == dict.fromkeys(holders, "alice")
+
+
+@pytest.fixture
+def parked(tmp_path: Path, _state_dir: Path) -> Scene:
+    """alice's line 22, committed four days ago, against bob's change of the same line now:
+    overlap, which does not fade, so the scan raises it too."""
+    return dated_pair(tmp_path, _state_dir, (22, 22), 22, alice_ago=4 * 24 * 60)
+
+
+@pytest.mark.django_db
+def test_every_face_lets_the_active_agent_hold_when_the_other_is_parked(
+    parked: Scene, post_json: Any, lead: Any
+) -> None:
+    """alice started first but committed her line four days ago and changed nothing since: past
+    radar-v1's 72 hours she is parked and yields (docs/DECISIONS.md, "A parked branch yields").
+    Every face names bob, at work now, as the holder; the encounter is still a Resolution. When
+    alice edits again she is active, and her earlier start holds again."""
+    scene = parked
+    repo = make_repository("web", scope="team-a", path=str(scene.repo.root))
+    alice = bind_agents(make_caller("alice-agent", scopes=["team-a"], kind="agent"), "web", "alice")
+    bob = bind_agents(make_caller("bob-agent", scopes=["team-a"], kind="agent"), "web", "bob")
+    _report(scene, "alice", alice, post_json)
+    _report(scene, "bob", bob, post_json)
+    told = "you hold course; alice must steer away from core.py line 22"
+    mine = _hook(scene, "bob", "bob 22\n")
+    assert "permissionDecision" not in mine  # bob's edit goes ahead
+    assert told in mine["additionalContext"]
+    run = scene.radar("check", str(scene.bob / "core.py"), "--lines", "22", cwd=scene.bob)
+    assert told in run.stdout, run.stdout + run.stderr
+    assert told in _mcp(scene, "bob", "22")
+    [finding] = _server_check(post_json, bob, "bob", 22).findings
+    assert (finding.level, finding.hold, finding.steer) == ("resolution", "bob", "alice")
+    scan_run(repository_id=repo.pk, now=timezone.now())
+    advisory = ProximityAdvisory.objects.get()
+    assert (advisory.hold.agent_id if advisory.hold else None) == "bob"
+    [card] = board_cards(lead.principal, repository="web")["resolution"][1]
+    assert (card.hold, card.steer) == ("bob", "alice")
+    # alice at work again (her planned edit is undated: the asker is never parked) holds again
+    back = _hook(scene, "alice", "alice 22\n")
+    assert "permissionDecision" not in back
+    assert "you hold course; bob must steer away" in back["additionalContext"]

@@ -28,6 +28,7 @@ __all__ = [
     "git_text",
     "kill_running",
     "move_deadline",
+    "seconds_left",
     "use_read_cache",
 ]
 
@@ -102,6 +103,12 @@ def carry_deadline(fn: Callable[..., T]) -> Callable[..., T]:
             return fn(*args, **kwargs)
 
     return run
+
+
+def seconds_left() -> float | None:
+    """Seconds until this context's deadline (``None``: it has none)."""
+    at = _DEADLINE.get()
+    return None if at is None else at - time.monotonic()
 
 
 def _time_left(cwd: str | Path, verb: str) -> float:

@@ -4,7 +4,7 @@ Read-only and numpy-free (the hook reads these while numpy loads on another thre
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from proximity.engine.imports import build_resolver, is_config
@@ -12,7 +12,8 @@ from proximity.engine.imports.link import Resolver
 from proximity.sources.git._run import git
 from proximity.sources.memo import BoundedCache
 
-__all__ = ["COMMIT_BASES", "commit_base", "commit_files", "read_blobs"]
+__all__ = ["COMMIT_BASES", "COMMIT_CONFIGS", "commit_base", "commit_configs", "commit_files",
+           "read_blobs"]  # fmt: skip
 
 _SKIP_MODES = (b"160000", b"120000")  # submodules and symlinks name no source of their own
 
@@ -34,6 +35,27 @@ def commit_files(repo: str | Path, commit: str) -> dict[str, str]:
 COMMIT_BASES: BoundedCache[tuple[str, str], tuple[dict[str, str], Resolver]] = BoundedCache(8)
 """``commit_base`` answers by (repository, commit): a few repositories' merge bases."""
 
+COMMIT_CONFIGS: BoundedCache[tuple[str, str], dict[str, str]] = BoundedCache(8)
+"""``commit_configs`` answers by (repository, commit): the resolver's inputs, read once."""
+
+
+def commit_configs(
+    repo: str, commit: str, files: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """``{path: text}`` of the import-resolution config files (tsconfig, package.json, go.mod
+    ...) in ``commit``, whose ``files`` (from :func:`commit_files`) may be passed in."""
+    key = (repo, commit)
+    hit = COMMIT_CONFIGS.get(key)
+    if hit is not None:
+        return hit
+    if files is None:
+        files = commit_files(repo, commit)
+    paths = [p for p in files if is_config(p)]
+    contents = read_blobs(repo, [files[p] for p in paths])
+    hit = {p: contents[files[p]].decode("utf-8", "replace") for p in paths if files[p] in contents}
+    COMMIT_CONFIGS[key] = hit
+    return hit
+
 
 def commit_base(repo: str, commit: str) -> tuple[dict[str, str], Resolver]:
     """``({path: blob}, resolver)`` of a commit: immutable, so kept per (repository, commit)."""
@@ -42,12 +64,7 @@ def commit_base(repo: str, commit: str) -> tuple[dict[str, str], Resolver]:
     if hit is not None:
         return hit
     files = commit_files(repo, commit)
-    configs_at = [p for p in files if is_config(p)]
-    contents = read_blobs(repo, [files[p] for p in configs_at])
-    configs = {
-        p: contents[files[p]].decode("utf-8", "replace") for p in configs_at if files[p] in contents
-    }
-    hit = (files, build_resolver(files, configs))
+    hit = (files, build_resolver(files, commit_configs(repo, commit, files)))
     COMMIT_BASES[key] = hit
     return hit
 

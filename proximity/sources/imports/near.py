@@ -46,7 +46,7 @@ from proximity.engine.imports import (
 )
 from proximity.sources.git import GitError, WorkingSet
 from proximity.sources.git._run import git
-from proximity.sources.git.objects import commit_base, read_blobs
+from proximity.sources.git.objects import COMMIT_CONFIGS, commit_base, commit_configs, read_blobs
 from proximity.sources.imports.bounded import CHILD_PARSE_BYTES, parse_bytes_bounded
 from proximity.sources.imports.graph import cache_key
 from proximity.sources.limits import read_bounded
@@ -65,7 +65,6 @@ _PACKAGE_FILES = ("__init__", "index")
 
 _PARSED: BoundedCache[str, ParsedImports] = BoundedCache(20_000)
 _GREPS: BoundedCache[tuple[object, ...], tuple[str, ...]] = BoundedCache(64)
-_CONFIGS: BoundedCache[tuple[str, str], dict[str, str]] = BoundedCache(8)
 _RESOLVERS: BoundedCache[str, Resolver] = BoundedCache(16)
 _RESULTS: BoundedCache[tuple[object, ...], ImportGraph] = BoundedCache(16)
 _EDGES: BoundedCache[tuple[str, str, str], Mapping[str, EdgeFlags]] = BoundedCache(50_000)
@@ -76,7 +75,7 @@ _State = tuple[str, int, frozenset[str], tuple[tuple[str, ...], ...]]
 
 def clear_near_cache() -> None:
     """Forget every parse and memo of this process (a cold read, for tests and bench/)."""
-    for memo in (_PARSED, _GREPS, _CONFIGS, _RESOLVERS, _RESULTS, _EDGES):
+    for memo in (_PARSED, _GREPS, COMMIT_CONFIGS, _RESOLVERS, _RESULTS, _EDGES):
         memo.clear()
 
 
@@ -264,19 +263,6 @@ def _parse(blob: str, language: str, data: bytes | None) -> ParsedImports:
     return hit
 
 
-def _configs_at(root: str, commit: str, files: Mapping[str, str]) -> dict[str, str]:
-    key = (root, commit)
-    hit = _CONFIGS.get(key)
-    if hit is None:
-        paths = [p for p in files if is_config(p)]
-        contents = read_blobs(root, [files[p] for p in paths])
-        hit = {
-            p: contents[files[p]].decode("utf-8", "replace") for p in paths if files[p] in contents
-        }
-        _CONFIGS[key] = hit
-    return hit
-
-
 def _resolver(
     root: str, ws: WorkingSet, commit: str, files: Mapping[str, str], base: Resolver
 ) -> Resolver:
@@ -286,7 +272,7 @@ def _resolver(
     if not moved:
         return base
     paths = set(files)
-    configs = dict(_configs_at(root, commit, files))
+    configs = dict(commit_configs(root, commit, files))
     for f in moved:
         if f.old_path and f.status == "R":
             paths.discard(f.old_path)
