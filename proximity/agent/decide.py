@@ -128,8 +128,14 @@ def _mine(f: Finding, result: CheckResult) -> str:
 def _right_of_way_line(f: Finding, result: CheckResult) -> str:
     """Design 002, section 3: the holder holds course (never denied for it), the other steers."""
     if f.hold == result.agent:
+        why = (
+            f" ({agent_ref(f.steer)} is parked: none of its files changed for the profile's "
+            "parked time, 72 h by default, so its earlier start yields to active work)"
+            if f.steer in f.parked
+            else ""
+        )
         return (
-            f"  Right of way: you hold course; {agent_ref(f.steer)} must steer away from "
+            f"  Right of way: you hold course{why}; {agent_ref(f.steer)} must steer away from "
             f"{_mine(f, result)} (its edits there are denied until it leaves them or "
             "acknowledges). Carry on."
         )

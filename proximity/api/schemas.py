@@ -234,6 +234,8 @@ class FindingOut(Out):
     their_intent: list[str]
     hold: str | None
     steer: str | None
+    # the pair's agents parked (no change for the profile's parked time), so yielding
+    parked: list[str] = []
     advisory_id: int | None
     acknowledged: bool
     symbols: list[str] = []

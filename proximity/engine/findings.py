@@ -30,6 +30,8 @@ class Finding:
     their_intent: tuple[str, ...] = ()
     hold: str | None = None
     steer: str | None = None
+    parked: tuple[str, ...] = ()
+    """Agents of the pair parked (no change for the profile's threshold), so yielding."""
     advisory_id: int | None = None
     acknowledged: bool = False
     symbols: tuple[str, ...] = ()
@@ -60,6 +62,7 @@ class Finding:
             "theirIntent": list(self.their_intent),
             "hold": self.hold,
             "steer": self.steer,
+            "parked": list(self.parked),
             "advisoryId": self.advisory_id,
             "acknowledged": self.acknowledged,
             "symbols": list(self.symbols),
@@ -82,6 +85,7 @@ class Finding:
             their_intent=tuple(str(i) for i in data.get("theirIntent") or ()),
             hold=data.get("hold"),
             steer=data.get("steer"),
+            parked=tuple(str(p) for p in data.get("parked") or ()),
             advisory_id=data.get("advisoryId"),
             acknowledged=bool(data.get("acknowledged")),
             symbols=tuple(str(s) for s in data.get("symbols") or ()),
@@ -224,6 +228,7 @@ def findings_from_advisories(
                 their_intent=_intent_paths(other.get("intent", ())),
                 hold=adv.get("hold"),
                 steer=adv.get("steer"),
+                parked=tuple(str(p) for p in adv.get("parked") or ()),
                 advisory_id=(advisory_ids or {}).get(other_id),
                 acknowledged=other_id in acked,
                 symbols=tuple(str(e["text"]) for e in adv.get("symbols") or () if "text" in e),

@@ -124,4 +124,5 @@ def test_a_parked_agent_yields_so_the_active_one_holds_course(pair: Scene) -> No
     assert "permissionDecision" not in decision, decision
     context = decision["additionalContext"]
     assert "Resolution Advisory with alice" in context
-    assert "you hold course; alice must steer away" in context
+    assert "you hold course (alice is parked: " in context
+    assert "alice must steer away from core.py" in context

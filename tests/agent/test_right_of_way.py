@@ -227,7 +227,7 @@ def test_every_face_lets_the_active_agent_hold_when_the_other_is_parked(
     bob = bind_agents(make_caller("bob-agent", scopes=["team-a"], kind="agent"), "web", "bob")
     _report(scene, "alice", alice, post_json)
     _report(scene, "bob", bob, post_json)
-    told = "you hold course; alice must steer away from core.py line 22"
+    told = "you hold course (alice is parked: none of its files changed for the profile's parked"
     mine = _hook(scene, "bob", "bob 22\n")
     assert "permissionDecision" not in mine  # bob's edit goes ahead
     assert told in mine["additionalContext"]
@@ -236,6 +236,7 @@ def test_every_face_lets_the_active_agent_hold_when_the_other_is_parked(
     assert told in _mcp(scene, "bob", "22")
     [finding] = _server_check(post_json, bob, "bob", 22).findings
     assert (finding.level, finding.hold, finding.steer) == ("resolution", "bob", "alice")
+    assert finding.parked == ("alice",)
     scan_run(repository_id=repo.pk, now=timezone.now())
     advisory = ProximityAdvisory.objects.get()
     assert (advisory.hold.agent_id if advisory.hold else None) == "bob"

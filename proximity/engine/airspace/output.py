@@ -82,6 +82,12 @@ def advisory_json(
     if radar:
         out.update(_radar_extras(v, row))
         out["cluster"] = int(v.cluster[row]) if resolution else None
+        # only when it decided the right of way: every other answer keeps its shape
+        parked = [] if v.parked is None or not resolution else [
+            ids[k] for k in (int(v.hold[row]), int(v.steer[row])) if v.parked[k]
+        ]  # fmt: skip
+        if parked:
+            out["parked"] = parked
     if v.table.evidence is not None:
         out["symbols"] = _symbol_evidence(v, row, ids)
     return out

@@ -36,6 +36,8 @@ class Verdicts:
     closure: NDArray[np.float64]
     cluster: NDArray[np.int64]
     links: NDArray[np.int64]
+    parked: NDArray[np.bool_] | None = None
+    """Per agent: parked, so yielding right of way (radar profiles; ``rightofway.is_parked``)."""
 
 
 def _risk(table: PairTable, settings: Settings) -> NDArray[np.float64]:
@@ -104,12 +106,15 @@ def _decide_radar(
     after_s = settings.profile.parked_after_s if after_h is None else after_h * 3600.0
     after_ms = None if after_s is None else after_s * 1000.0
     keys = [radar_priority_key(a, now_ms, after_ms) for a in airspace.agents]
+    parked = np.array([k[0] > 0 for k in keys], dtype=bool)
     row_of_way = cluster_right_of_way(keys, table.i[rows], table.j[rows])
     hold = np.full(len(risk), -1, dtype=np.int64)
     steer, cluster = hold.copy(), hold.copy()
     hold[rows], steer[rows], cluster[rows] = row_of_way.hold, row_of_way.steer, row_of_way.cluster
     links = _bounded_links(table, risk, level, len(ids), airspace.options.links_per_agent)
-    return Verdicts(table, risk, level, hold, steer, conflict, escalated, closure, cluster, links)
+    return Verdicts(
+        table, risk, level, hold, steer, conflict, escalated, closure, cluster, links, parked
+    )
 
 
 def _bounded_links(

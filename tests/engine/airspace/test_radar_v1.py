@@ -280,6 +280,8 @@ def test_a_parked_agent_yields_right_of_way_to_an_active_one(engine: str) -> Non
         ("2026-09-05T12:00:00Z", "b"),
     ):
         assert _holder(_old_and_idle(touched), engine) == holder, touched
+        (advisory,) = radar(_old_and_idle(touched), engine)["advisories"]
+        assert advisory.get("parked", []) == (["a"] if holder == "b" else []), touched
 
 
 @pytest.mark.parametrize("engine", ENGINES)
