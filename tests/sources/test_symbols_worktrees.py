@@ -83,6 +83,9 @@ def test_a_rename_against_a_new_caller_reaches_an_advisory_with_both_sides(
     repo.write("app/util.py", UTIL.replace("def normalise", "def canonical"), worktree="alpha")
     repo.write("app/views.py", VIEWS.replace("normalise", "canonical"), worktree="alpha")
     repo.commit("alpha: rename", worktree="alpha")
+    # committed at the scripted (2023) time, alpha holds by its start; still at work (a file
+    # changed now), it is not parked (docs/DECISIONS.md, "A parked branch yields")
+    repo.write("notes.txt", "alpha's notes\n", worktree="alpha")
     repo.write("app/views.py", VIEWS.replace('return "about"', "return normalise(request)"),
                worktree="beta")  # fmt: skip  # uncommitted work counts too
     before = repo_state(repo)
