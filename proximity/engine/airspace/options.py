@@ -86,6 +86,7 @@ def parse_options(raw: Mapping[str, Any]) -> Options:
     cap = raw.get("dependencyCap")
     now = raw.get("now")
     dep_decay = raw.get("depDecay")
+    parked = raw.get("parkedAfterHours")
     return Options(
         channel_weights=_weights(raw.get("channelWeights")),
         dep_decay=None if dep_decay is None else number(dep_decay, "options.depDecay"),
@@ -102,13 +103,8 @@ def parse_options(raw: Mapping[str, Any]) -> Options:
         conflicts=_conflicts(raw.get("conflicts")),
         merge_checks=_conflicts(raw.get("mergeChecks"), "mergeChecks"),
         history=_history(raw.get("history")),
-        parked_after_hours=_optional(raw, "parkedAfterHours"),
+        parked_after_hours=None if parked is None else number(parked, "options.parkedAfterHours"),
     )
-
-
-def _optional(raw: Mapping[str, Any], key: str) -> float | None:
-    value = raw.get(key)
-    return None if value is None else number(value, f"options.{key}")
 
 
 def _floor(value: Any) -> float | None:

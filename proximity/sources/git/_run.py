@@ -112,10 +112,9 @@ def seconds_left() -> float | None:
 
 
 def _time_left(cwd: str | Path, verb: str) -> float:
-    at = _DEADLINE.get()
-    if at is None:
+    left = seconds_left()
+    if left is None:
         return _TIMEOUT_S
-    left = at - time.monotonic()
     if left <= 0:
         raise GitError(cwd, f"git {verb} not started: past the deadline")
     return min(_TIMEOUT_S, left)
