@@ -117,8 +117,19 @@ export const Limits = {
   maxTotal: 1000,
 };
 """
+STATS = """export function summarise(values: number[]) {
+  let total = 0;
+  for (const v of values) total += v;
+  const count = values.length;
+  const spread = Math.max(...values) - Math.min(...values);
+  const label = `n=${count}`;
+  const mean = count ? total / count : 0;
+  return { mean, label, spread };
+}
+"""
 
 BASE = {
+    "src/stats.ts": STATS,
     "src/schema.ts": SCHEMA,
     "src/types.ts": TYPES,
     "src/api.ts": API,
@@ -377,6 +388,36 @@ def test_a_field_change_the_reader_does_not_reach_stays_clear(alpha: str) -> Non
     pair = _pair(alpha={"src/types.ts": alpha}, beta={"src/report.ts": READS_TOTAL})
     assert _symbol(pair) == 0.0
     assert pair.get("level", "clear") == "clear"
+
+
+# 2. both sides edit one function's body ------------------------------------------------------
+
+NEW_START = _edit(STATS, "let total = 0;", "let total = values.length ? 0 : NaN;")
+
+
+def test_two_edits_of_one_body_that_meet_through_a_local_are_traffic() -> None:
+    """alpha changes what ``total`` starts from; beta's changed line reads ``total``."""
+    beta = _edit(STATS, "total / count : 0", "Math.round(total / count) : 0")
+    pair = _pair(alpha={"src/stats.ts": NEW_START}, beta={"src/stats.ts": beta})
+    assert pair["level"] == "advisory"
+    top = pair["symbols"][0]
+    assert (top["reason"], top["a"]["symbol"]) == ("same-symbol", "src/stats.ts::summarise")
+    assert "meet through its local total" in top["text"]
+
+
+def test_two_edits_of_one_body_on_separate_strands_stay_clear() -> None:
+    """alpha's changed line writes ``total``; beta's reads ``count`` and writes ``label``."""
+    beta = _edit(STATS, "`n=${count}`", "`count=${count}`")
+    pair = _pair(alpha={"src/stats.ts": NEW_START}, beta={"src/stats.ts": beta})
+    assert 0.0 < _symbol(pair) < 0.35
+    assert pair.get("level", "clear") == "clear"
+
+
+def test_local_names_of_a_typescript_function() -> None:
+    [summarise] = _typescript(STATS, detail=True).definitions
+    expected = {(2, "total", True), (3, "total", True), (3, "v", True), (7, "total", False)}
+    assert expected | {(7, "mean", True)} <= set(summarise.names)
+    assert not any(name == "Math" for _, name, _ in summarise.names)  # not a local
 
 
 # the same facts through the engines, JSON, and real worktrees -----------------------------

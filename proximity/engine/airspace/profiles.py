@@ -126,10 +126,10 @@ PROFILES: Mapping[str, Profile] = {
             # ... but not for a hub: a callee that code in 10 or more other files calls
             # (docs/DECISIONS.md, "body_call leaves hubs out")
             "hub_files": 10,
-            # both sides editing one function's body: measured at 4.2 % of pip train's clean
-            # concurrent pairs raised (alarm rate 0.133 with it, 0.091 without); loose until a
-            # narrower rule earns it back (docs/EVALUATION.md, issue 30's alarm rate)
-            "same_body": 0.15,
+            # both sides editing one function's body, where one edit writes a local name the
+            # other's changed lines read or write (docs/DECISIONS.md, "same_body needs a shared
+            # local"); without that condition it cost 4.2 % of pip train's clean pairs
+            "same_body": 0.4,
             "shared_state": 0.4,
             "parameter_call": 0.4,
         },

@@ -49,6 +49,10 @@ class DefinitionChange:
     """Attributes of ``self`` written on changed lines of this member (either side)."""
     accesses: tuple[str, ...] = ()
     """Attributes of ``self`` read or written anywhere in either version of this member."""
+    local_writes: tuple[str, ...] = ()
+    """Local names of a function or method written on its changed lines (either side)."""
+    local_reads: tuple[str, ...] = ()
+    """Local names read on its changed lines (either side)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +271,19 @@ def _attributes(
     return writes, accesses
 
 
+def _locals(
+    definitions: Sequence[tuple[Definition | None, Sequence[Interval]]],
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(written, read) local names on the changed lines of each version of one function."""
+    writes: set[str] = set()
+    reads: set[str] = set()
+    for d, changed in definitions:
+        for line, name, written in d.names if d is not None else ():
+            if _in(line, changed):
+                (writes if written else reads).add(name)
+    return tuple(sorted(writes)), tuple(sorted(reads))
+
+
 def file_changes(
     base: FileSymbols | None,
     head: FileSymbols | None,
@@ -369,6 +386,7 @@ def _change(
         # a changed declaration (type, initial value, removal) writes the field's state
         writes.add(shown.name)
         accesses.add(shown.name)
+    local_writes, local_reads = _locals(((before, b_lines), (after, h_lines)))
     return DefinitionChange(
         qualname,
         kind,
@@ -379,6 +397,8 @@ def _change(
         similarity,
         tuple(sorted(writes)),
         tuple(sorted(accesses)),
+        local_writes,
+        local_reads,
     )
 
 

@@ -46,6 +46,7 @@ __all__ = [
     "calls_coupling",
     "calls_item",
     "collect",
+    "flows",
     "hazard_item",
     "interface_changed",
     "same_symbol_item",
@@ -81,7 +82,9 @@ class Strengths:
     body the other side changed. Defaults to ``loose`` (the rule off); ``radar-v1-symbols``
     raises it to Traffic (docs/DECISIONS.md, "Semantic coupling categories (issue 30)")."""
     same_body: float = 0.15
-    """Both sides changed the body of one function or method (on different lines)."""
+    """Both sides changed the body of one function or method (on different lines), and one
+    side's changed lines write a local name the other side's changed lines read or write
+    (:func:`flows`): the two edits meet through the function's data."""
     shared_state: float = 0.15
     """One side changed or wrote state (a module variable, a class attribute, a field) that
     the other side's changed lines read or write: a read/write hazard."""
@@ -204,13 +207,23 @@ def semantic_item(x: int, c: SymbolChange, y: int, u: SymbolUse, st: Strengths) 
     return None
 
 
+def flows(c: SymbolChange, c2: SymbolChange) -> tuple[str, ...]:
+    """Local names one change writes on its changed lines and the other's changed lines read
+    or write: where two edits of one body meet through its data (a def-use or a def-def of one
+    variable), sorted. Two edits with no such name change separate strands of the function."""
+    mine, theirs = set(c.local_writes), set(c2.local_writes)
+    shared = mine & (theirs | set(c2.local_reads)) | theirs & set(c.local_reads)
+    return tuple(sorted(shared))
+
+
 def same_symbol_item(x: int, c: SymbolChange, y: int, c2: SymbolChange, st: Strengths) -> Item:
     """Both changed one symbol differently: close when either changed its interface; both
-    edited one function's body (``same_body``); both wrote one piece of state."""
+    edited one function's body where the edits share a local name one of them writes
+    (``same_body``; without one, loose); both wrote one piece of state."""
     close = interface_changed(c) or interface_changed(c2)
     if close:
         return Item(st.coupling, "coupling", "same-symbol", x, c, y, c2, 0)
-    if body_edits(c) and body_edits(c2) and st.same_body > st.loose:
+    if body_edits(c) and body_edits(c2) and st.same_body > st.loose and flows(c, c2):
         return Item(st.same_body, "coupling", "same-symbol", x, c, y, c2, 0, "body")
     if c.kind in STATE_SYMBOLS and c2.kind in STATE_SYMBOLS and "state" in c.changes + c2.changes:
         return Item(max(st.shared_state, st.loose), "hazard", "state", x, c, y, c2, 0, "write")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from proximity.engine.symbols.channel import EVIDENCE_PER_PAIR, Item
+from proximity.engine.symbols.channel import EVIDENCE_PER_PAIR, Item, flows
 from proximity.engine.symbols.model import split_id
 from proximity.engine.symbols.sides import SymbolChange, SymbolUse
 
@@ -121,8 +121,12 @@ def evidence_text(item: Item, ids: Sequence[str]) -> str:
     g = _name(other.symbol)
     if item.reason == "state":
         return f"{x} and {y} both write {s} on their changed lines (shared state)"
-    if item.reason == "same-symbol" and item.detail == "body":
-        return f"{x} and {y} both change the body of {s}, on different lines"
+    if item.reason == "same-symbol" and item.detail == "body" and isinstance(other, SymbolChange):
+        shared = ", ".join(flows(c, other)) or "none"
+        return (
+            f"{x} and {y} both change the body of {s}, on different lines that meet through "
+            f"its local {shared} (one edit writes it, the other reads or writes it)"
+        )
     if item.reason == "same-symbol":
         return f"{x} and {y} both change {s}, differently"
     if item.reason == "attribute":

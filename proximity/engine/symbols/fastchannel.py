@@ -32,6 +32,7 @@ from proximity.engine.symbols.channel import (
     attribute_item,
     calls_item,
     collect,
+    flows,
     hazard_item,
     same_symbol_item,
     scope_class,
@@ -231,6 +232,9 @@ def _same_symbol(r: _Rows, st: Strengths, found: _Found) -> None:
     keep = (x != y) & ~r.same(x, y, r.c_sym[a])
     a, b = a[keep], b[keep]
     body = r.c_body[a] & r.c_body[b] & (st.same_body > st.loose)
+    # a shared local name written by one edit (channel.flows): asked of the few body pairs
+    for k in np.flatnonzero(body).tolist():
+        body[k] = bool(flows(r.changes[int(a[k])], r.changes[int(b[k])]))
     state = r.c_state[a] & r.c_state[b] & (r.c_wrote[a] | r.c_wrote[b])
     other = np.where(body, st.same_body, np.where(state, max(st.shared_state, st.loose), st.loose))
     strength = np.where(r.c_interface[a] | r.c_interface[b], st.coupling, other)

@@ -57,6 +57,8 @@ def _change_json(c: SymbolChange) -> dict[str, Any]:
         "accesses": list(c.accesses),
         "near": [list(n) for n in c.near],
         "callers": c.callers,
+        "localWrites": list(c.local_writes),
+        "localReads": list(c.local_reads),
     }
     out.update({k: v for k, v in optional.items() if v})
     if c.signature is not None:
@@ -189,6 +191,8 @@ def _change(entry: Any, where: str) -> SymbolChange:
         accesses=_texts(entry, "accesses", where),
         near=_near(entry.get("near"), f"{where}.near"),
         callers=_int(entry.get("callers", 0), f"{where}.callers"),
+        local_writes=_texts(entry, "localWrites", where),
+        local_reads=_texts(entry, "localReads", where),
     )
 
 

@@ -26,10 +26,10 @@ __all__ = [
     "symbol_id",
 ]
 
-EXTRACT_VERSION = 2
+EXTRACT_VERSION = 3
 """Bumped whenever an extractor's output changes, so cached extractions are not reused."""
 
-SYMBOL_VERSION = "symbols-2026.12.3"
+SYMBOL_VERSION = "symbols-2026.12.4"
 """Extraction, change classification and the symbol channel's rules; travels with results."""
 
 KINDS = ("function", "class", "method", "constant", "type", "field")
@@ -118,6 +118,9 @@ class Definition:
     normalised signature text, the normalised body text with the definition's own name
     replaced (identity modulo the name, and similarity for rename detection), and a summary of
     what its ``return`` statements return (``none``, ``tuple/2``, ``dict{a,b}``, ``str``, ...).
+    ``names`` (detailed, functions and methods only) are its local names as ``(line, name,
+    written)``, one per line and name: where the data flows inside the body, so two edits of
+    one body can be told apart from two edits that meet through a variable.
     """
 
     qualname: str
@@ -129,6 +132,7 @@ class Definition:
     header: str = ""
     body: str = ""
     returns: tuple[str, ...] = ()
+    names: tuple[tuple[int, str, bool], ...] = ()
 
     @property
     def name(self) -> str:

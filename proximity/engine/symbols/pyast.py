@@ -6,9 +6,14 @@ import ast
 
 from proximity.engine.symbols.model import CallShape, Param, Signature
 
-__all__ = ["call_shape", "dotted", "python_signature", "return_shapes"]
+__all__ = ["MUTATORS", "call_shape", "dotted", "local_names", "python_signature", "return_shapes"]
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+MUTATORS = frozenset({
+    "append", "extend", "insert", "remove", "pop", "clear", "update", "setdefault", "add",
+    "discard", "popitem", "sort", "reverse",
+})  # fmt: skip
+"""Methods of the built-in containers that change the object they are called on."""
 
 
 def python_signature(args: ast.arguments) -> Signature:
@@ -94,3 +99,62 @@ def return_shapes(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ..
         if not isinstance(item, _SCOPES):
             stack.extend(ast.iter_child_nodes(item))
     return tuple(sorted(kinds or {"none"}))
+
+
+def _root(node: ast.expr) -> ast.Name | None:
+    """The name an attribute or subscript chain starts from (``rows`` of ``rows[k].x``)."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return node if isinstance(node, ast.Name) else None
+
+
+def _bound_here(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Python's rule for a function's locals: its parameters and every name it binds
+    (assignments, loop and ``with`` targets, ``except ... as``, imports, nested ``def`` and
+    ``class``, comprehension and walrus targets), less what it declares ``global`` or
+    ``nonlocal`` (module state, which the state rule reads)."""
+    args = node.args
+    names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    declared: set[str] = set()
+    for item in ast.walk(ast.Module(body=node.body, type_ignores=[])):
+        if isinstance(item, ast.Name) and not isinstance(item.ctx, ast.Load):
+            names.add(item.id)
+        elif isinstance(item, ast.ExceptHandler) and item.name:
+            names.add(item.name)
+        elif isinstance(item, ast.alias):
+            names.add((item.asname or item.name).split(".")[0])
+        elif isinstance(item, (*_SCOPES[:3],)):
+            names.add(item.name)
+        elif isinstance(item, ast.Global | ast.Nonlocal):
+            declared.update(item.names)
+    return names - declared
+
+
+def local_names(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, me: str | None
+) -> tuple[tuple[int, str, bool], ...]:
+    """Where a function's body reads and writes its local names: ``(line, name, written)``,
+    one entry per line, name and access, sorted.
+
+    A name is written where it is bound, deleted or augmented, where an item or attribute of
+    it is assigned or deleted (``rows[k] = v``, ``obj.x = 1``), and where a mutating method of
+    a container is called on it (``rows.append(v)``); it is read everywhere else. ``me``, the
+    instance of a bound method, is left out: its attributes are the class's state, which the
+    attribute rule compares across members."""
+    local = _bound_here(node) - {me}
+    found: set[tuple[int, str, bool]] = set()
+    for item in ast.walk(ast.Module(body=node.body, type_ignores=[])):
+        if isinstance(item, ast.Name) and item.id in local:
+            found.add((item.lineno, item.id, not isinstance(item.ctx, ast.Load)))
+        elif isinstance(item, ast.Attribute | ast.Subscript) and not isinstance(item.ctx, ast.Load):
+            root = _root(item.value)
+            if root is not None and root.id in local:
+                found.add((item.lineno, root.id, True))
+        elif isinstance(item, ast.Call) and isinstance(item.func, ast.Attribute):
+            root = _root(item.func.value)
+            if item.func.attr in MUTATORS and root is not None and root.id in local:
+                found.add((item.lineno, root.id, True))
+        elif isinstance(item, ast.ExceptHandler) and item.name in local:
+            found.add((item.lineno, item.name, True))
+    return tuple(sorted(found))

@@ -35,7 +35,14 @@ from proximity.engine.symbols.model import (
     FileSymbols,
     Reference,
 )
-from proximity.engine.symbols.pyast import call_shape, dotted, python_signature, return_shapes
+from proximity.engine.symbols.pyast import (
+    MUTATORS,
+    call_shape,
+    dotted,
+    local_names,
+    python_signature,
+    return_shapes,
+)
 
 __all__ = ["extract_python_symbols", "python_signature"]
 
@@ -58,10 +65,6 @@ _PROTOCOL_BUILTINS = {
 }  # fmt: skip
 _SUBSCRIPT = {ast.Load: "__getitem__", ast.Store: "__setitem__", ast.Del: "__delitem__"}
 
-_MUTATORS = frozenset({
-    "append", "extend", "insert", "remove", "pop", "clear", "update", "setdefault", "add",
-    "discard", "popitem", "sort", "reverse",
-})  # fmt: skip
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPOUND = (
     ast.If,
@@ -303,10 +306,12 @@ class _Extractor:
         first = params[0].arg if bound and params else None
         header, body = "", ""
         returns: tuple[str, ...] = ()
+        names: tuple[tuple[int, str, bool], ...] = ()
         if self.detail:
             header = self._header(node)
             body = self._text(node.body, node.name, skip=())
             returns = return_shapes(node)
+            names = local_names(node, first)
             self._environment(node, qualname)
         self.definitions.append(
             Definition(
@@ -319,6 +324,7 @@ class _Extractor:
                 header,
                 body,
                 returns,
+                names,
             )
         )
         for part in (*node.decorator_list, *([node.returns] if node.returns else [])):
@@ -517,7 +523,7 @@ class _Extractor:
             attr = rest.split(".", 1)[0]
             if kind == "call" and "." in rest:  # self.items.append(...): a write of items
                 method = rest.rsplit(".", 1)[-1]
-                access = "write" if method in _MUTATORS else "read"
+                access = "write" if method in MUTATORS else "read"
                 self.references.append(Reference(f"{root}.{attr}", access, line, scope))
             elif kind in ("read", "write"):
                 self.references.append(Reference(f"{root}.{attr}", kind, line, scope))
@@ -535,14 +541,14 @@ class _Extractor:
             if self.detail and kind in ("read", "write") and rest:
                 # a class attribute or a module's variable: state the linker may resolve
                 self.references.append(Reference(chain, kind, line, scope))
-            elif self.detail and kind == "call" and rest and chain.rsplit(".", 1)[-1] in _MUTATORS:
+            elif self.detail and kind == "call" and rest and chain.rsplit(".", 1)[-1] in MUTATORS:
                 self.references.append(Reference(chain.rsplit(".", 1)[0], "write", line, scope))
         elif self.detail and rest and root in self.envs.get(scope, {}):
             typed = f"{self.envs[scope][root]}.{rest}"
             access = "read" if kind == "use" else kind
             receiver = chain.rsplit(".", 1)[0]  # ctx.store of ctx.store.save()
             self.references.append(Reference(typed, access, line, scope, shape, receiver))
-            if kind == "call" and "." in rest and rest.rsplit(".", 1)[-1] in _MUTATORS:
+            if kind == "call" and "." in rest and rest.rsplit(".", 1)[-1] in MUTATORS:
                 self.references.append(
                     Reference(typed.rsplit(".", 1)[0], "write", line, scope, None, root)
                 )

@@ -63,7 +63,9 @@ class SymbolChange:
     uses, ``-d`` when it reaches this one. ``callers``: for a function or method whose body
     changed, how many other base files hold code that calls or names it (its fan-in in the
     index, which a bounded index counts up to its bound), so the channel can tell a hub half
-    the code calls from a helper two callers share."""
+    the code calls from a helper two callers share. ``local_writes``/``local_reads``: the
+    function's local names its changed lines write and read (on either version), so two
+    edits of one body can be told to meet through a variable (``same_body``)."""
 
     symbol: str
     kind: str
@@ -84,6 +86,8 @@ class SymbolChange:
     accesses: tuple[str, ...] = ()
     near: tuple[tuple[str, int], ...] = ()
     callers: int = 0
+    local_writes: tuple[str, ...] = ()
+    local_reads: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +176,8 @@ def _symbol_change(fc: FileChanges, change: DefinitionChange) -> SymbolChange:
         cls=symbol_id(home, parent) if change.kind in ("method", "field") and parent else None,
         writes=change.writes,
         accesses=change.accesses,
+        local_writes=change.local_writes,
+        local_reads=change.local_reads,
     )
 
 

@@ -29,8 +29,14 @@ from proximity.engine.symbols.model import (
     Reference,
 )
 from proximity.sources.imports.treesitter import tree_sitter_language, tree_sitter_parse
+from proximity.sources.symbols.tsshapes import (
+    MUTATORS,
+    local_names,
+    normalised,
+    return_shapes,
+    signature,
+)
 from proximity.sources.symbols.tsshapes import node_text as _text
-from proximity.sources.symbols.tsshapes import normalised, return_shapes, signature
 
 __all__ = ["extract_tree_sitter_symbols"]
 
@@ -68,22 +74,6 @@ _FUNCTION_SCOPES = frozenset(
     }
 )
 _BLOCKS = frozenset({"statement_block", "program"})
-_MUTATORS = frozenset(
-    [
-        "push",
-        "pop",
-        "shift",
-        "unshift",
-        "splice",
-        "sort",
-        "reverse",
-        "fill",
-        "set",
-        "delete",
-        "clear",
-        "add",
-    ]
-)
 _WRITE_PARENTS = frozenset(
     {"assignment_expression", "augmented_assignment_expression", "update_expression"}
 )
@@ -226,14 +216,16 @@ class _Builder:
     ) -> None:
         header = text = ""
         returns: tuple[str, ...] = ()
+        names: tuple[tuple[int, str, bool], ...] = ()
         name = qualname.rsplit(".", 1)[-1]
         if self.detail:
             header = " ".join(_text(params).split()) if params is not None else ""
             text = normalised(_without(body if body is not None else node, skip), name)
             returns = return_shapes(body) if function else ()
+            names = local_names(params, body) if function else ()
         params_of = signature(params) if function else None
         definition = Definition(
-            qualname, kind, _line(node), _end(node), params_of, False, header, text, returns
+            qualname, kind, _line(node), _end(node), params_of, False, header, text, returns, names
         )
         self.definitions.append((definition, node.start_byte, node.end_byte))
         if "." not in qualname:
@@ -590,7 +582,7 @@ def _written(node: tree_sitter.Node, is_call: bool, rest: str) -> bool:
         and parent.type in _WRITE_PARENTS
         and (parent.child_by_field_name("left") == node or parent.type == "update_expression")
     )
-    return write or (is_call and "." in rest and rest.rsplit(".", 1)[-1] in _MUTATORS)
+    return write or (is_call and "." in rest and rest.rsplit(".", 1)[-1] in MUTATORS)
 
 
 def _member(

@@ -7,7 +7,7 @@ import tree_sitter
 
 from proximity.engine.symbols.model import Param, Signature
 
-__all__ = ["node_text", "normalised", "return_shapes", "signature"]
+__all__ = ["MUTATORS", "local_names", "node_text", "normalised", "return_shapes", "signature"]
 
 _NESTED = frozenset(
     {
@@ -21,6 +21,142 @@ _NESTED = frozenset(
         "function",
     }
 )
+
+
+MUTATORS = frozenset(
+    [
+        "push",
+        "pop",
+        "shift",
+        "unshift",
+        "splice",
+        "sort",
+        "reverse",
+        "fill",
+        "set",
+        "delete",
+        "clear",
+        "add",
+    ]
+)
+"""Methods of arrays, maps and sets that change the object they are called on."""
+_PATTERNS = frozenset(
+    {
+        "object_pattern",
+        "array_pattern",
+        "pair_pattern",
+        "assignment_pattern",
+        "object_assignment_pattern",
+        "rest_pattern",
+        "required_parameter",
+        "optional_parameter",
+    }
+)
+_TARGET_FIELD = {
+    "pair_pattern": "value",
+    "assignment_pattern": "left",
+    "object_assignment_pattern": "left",
+    "required_parameter": "pattern",
+    "optional_parameter": "pattern",
+    "variable_declarator": "name",
+    "assignment_expression": "left",
+    "augmented_assignment_expression": "left",
+    "for_in_statement": "left",
+    "catch_clause": "parameter",
+}
+"""The field of each node that holds what it binds (patterns nest through these)."""
+_DECLARES = frozenset(
+    {"variable_declarator", "for_in_statement", "catch_clause", "formal_parameters"}
+)
+_IDENTIFIERS = frozenset(
+    {"identifier", "shorthand_property_identifier_pattern", "shorthand_property_identifier"}
+)
+
+
+def _binder(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The declaration, parameter list, assignment or update that binds ``node`` (an
+    identifier, possibly deep in a destructuring pattern), or ``None`` where it is read."""
+    child, parent = node, node.parent
+    while parent is not None:
+        kind = parent.type
+        if kind == "update_expression" or kind == "formal_parameters":
+            return parent
+        field = _TARGET_FIELD.get(kind)
+        if field is None:
+            return parent if kind in ("object_pattern", "array_pattern", "rest_pattern") else None
+        if parent.child_by_field_name(field) != child:
+            return None
+        if kind not in _PATTERNS:
+            return parent
+        child, parent = parent, parent.parent
+    return None
+
+
+def _written_through(node: tree_sitter.Node) -> bool:
+    """Is the chain ``node`` starts (``rows[0].x``, ``rows.push``) assigned, updated or
+    mutated by a container method?"""
+    top = node
+    while top.parent is not None and top.parent.type in (
+        "member_expression",
+        "subscript_expression",
+    ):
+        if top.parent.child_by_field_name("object") != top:
+            return False
+        top = top.parent
+    if top is node:
+        return False
+    holder = top.parent
+    if holder is None:
+        return False
+    if holder.type in ("assignment_expression", "augmented_assignment_expression"):
+        return holder.child_by_field_name("left") == top
+    if holder.type == "update_expression":
+        return True
+    if holder.type == "call_expression" and top.type == "member_expression":
+        return node_text(top.child_by_field_name("property")) in MUTATORS
+    return False
+
+
+def _walk(nodes: list[tree_sitter.Node]) -> list[tree_sitter.Node]:
+    """Every identifier under ``nodes``, in document order."""
+    out, stack = [], list(reversed(nodes))
+    while stack:
+        node = stack.pop()
+        if node.type in _IDENTIFIERS:
+            out.append(node)
+        stack.extend(reversed(node.named_children))
+    return out
+
+
+def local_names(
+    params: tree_sitter.Node | None, body: tree_sitter.Node | None
+) -> tuple[tuple[int, str, bool], ...]:
+    """Where a function's body reads and writes its local names, as ``(line, name, written)``
+    (the Python extractor's rule, :func:`proximity.engine.symbols.pyast.local_names`): its
+    parameters and the names its declarations, loops and ``catch`` bind are local; a name is
+    written where it is bound, assigned, updated, where an item or member of it is assigned
+    (``rows[0] = v``, ``o.x = 1``) and where a mutating container method is called on it
+    (``rows.push(v)``); it is read everywhere else."""
+    nodes = [n for n in (params, body) if n is not None]
+    found = _walk(nodes)
+    binders = [_binder(n) for n in found]
+    local = {
+        node_text(n)
+        for n, b in zip(found, binders, strict=True)
+        if b is not None and (b.type in _DECLARES or b.type in ("object_pattern", "array_pattern"))
+    }
+    if params is not None and params.type == "identifier":  # x => ...
+        local.add(node_text(params))
+    out: set[tuple[int, str, bool]] = set()
+    for n, b in zip(found, binders, strict=True):
+        name = node_text(n)
+        if name not in local or (params is not None and n.start_byte < params.end_byte):
+            continue
+        written = (b is not None and n.type != "shorthand_property_identifier") or _written_through(
+            n
+        )
+        out.add((n.start_point[0] + 1, name, written))
+    return tuple(sorted(out))
 
 
 def node_text(node: tree_sitter.Node | None) -> str:
