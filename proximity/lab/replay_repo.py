@@ -67,7 +67,8 @@ class MergeResult:
 class ChangePlan:
     """How an agent applies one change: ``edit`` (hunks on the current file), ``write`` (the
     whole file), ``delete`` or ``skip``; ``transplanted`` when the file differed from the
-    commit's parent (three-way), ``conflicted`` when that three-way merge conflicted."""
+    commit's parent (three-way), ``conflicted`` when that three-way merge conflicted;
+    ``absent`` when the commit modified a file the worktree does not have (written whole)."""
 
     kind: str
     hunks: tuple[LineHunk, ...] = ()
@@ -75,6 +76,7 @@ class ChangePlan:
     executable: bool = False
     transplanted: bool = False
     conflicted: bool = False
+    absent: bool = False
 
 
 class ReplayRepo:
@@ -285,7 +287,8 @@ class ReplayRepo:
         if current is None or f.binary or not (_text(current) and _text(new)):
             if current == new:
                 return ChangePlan("skip")
-            return ChangePlan("write", content=new, executable=executable)
+            absent = current is None and f.status != "A"
+            return ChangePlan("write", content=new, executable=executable, absent=absent)
         base = self.blob(f.old_blob) if f.status != "A" else b""
         if current == new:
             return ChangePlan("skip")

@@ -145,7 +145,8 @@ def format_report(report: ReplayReport) -> str:
         + ")",
         "| policy | conflicts /100 merges | avoided | avoided incl. resync (resync merges only) | "
         "resync conflicts (merges) | hunks delayed % | median delay h | denials | unnecessary % | "
-        "mainline denials (unnecessary) | RA per agent-hour | hunks/s |",
+        "mainline denials (unnecessary; of a file the branch lacked) | RA per agent-hour | "
+        "hunks/s |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, f in report.figures.items():
@@ -156,7 +157,8 @@ def format_report(report: ReplayReport) -> str:
             f"{f.resync_conflicts} ({f.resync_merge_conflicts}) | "
             f"{_ci(f.share_delayed, 100, 2)} | {_ci(f.median_delay_h, 1, 2)} | {f.denials} | "
             f"{_ci(f.share_unnecessary, 100, 0)} | {f.drift_denials} "
-            f"({f.unnecessary_drift_denials}) | {_ci(f.ra_per_agent_hour, 1, 3)} | "
+            f"({f.unnecessary_drift_denials}; {f.absent_drift_denials}) | "
+            f"{_ci(f.ra_per_agent_hour, 1, 3)} | "
             f"{report.hunks_per_second[name]:.1f} |"
         )
     if any(f.build_checked for f in report.figures.values()):

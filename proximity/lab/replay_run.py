@@ -56,6 +56,8 @@ class _Stats:
     denials: list[tuple[str, ...]] = field(default_factory=list)
     drift_denials: list[str] = field(default_factory=list)
     """Paths denied because the mainline had changed the planned lines."""
+    absent_drift_denials: int = 0
+    """... of them, whole-file writes of a file the worktree lacked (``ChangePlan.absent``)."""
     tas: int = 0
     forced: int = 0
     conflicts: tuple[str, ...] = ()
@@ -99,6 +101,7 @@ class PolicyRun:
                 merge_postponed_s=float(max(0, s.merged - s.due)),
                 drift_denials=len(s.drift_denials),
                 unnecessary_drift_denials=(drift or {}).get(pr, 0),
+                absent_drift_denials=s.absent_drift_denials,
                 build_break=None if s.build in {"", "unchecked"} else s.build == "break",
             ))  # fmt: skip
         return out
@@ -274,7 +277,7 @@ class _Driver:
             self.emit(action.at, "already_applied", agent=agent, path=change.path)
         for payload, write in self._units(agent, change, plan):
             if ask:
-                denied = self._ask(action, agent, change, payload)
+                denied = self._ask(action, agent, change, payload, absent=plan.absent)
                 if denied is not None:
                     return denied
             write()
@@ -285,7 +288,7 @@ class _Driver:
         return Applied()
 
     def _ask(
-        self, action: Action, agent: str, change: Change, payload: dict[str, Any]
+        self, action: Action, agent: str, change: Change, payload: dict[str, Any], *, absent: bool
     ) -> Denied | Drifted | None:
         for _ in range(3):
             answer = self.gate.ask(agent, payload, action.at)
@@ -304,7 +307,9 @@ class _Driver:
                 s.denials.append(answer.others)
             if answer.drift:
                 s.drift_denials.append(change.path)
-            seen = {"encounter": answer.encounter} if answer.encounter else {}
+                s.absent_drift_denials += absent
+            seen: dict[str, Any] = {"encounter": answer.encounter} if answer.encounter else {}
+            seen.update({"absent": True} if absent else {})
             self.emit(action.at, "deny", agent=agent, path=change.path, others=list(answer.others),
                       drift=answer.drift, told=answer.text, retry=action.retry,
                       commit=change.commit, **seen)  # fmt: skip

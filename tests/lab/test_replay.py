@@ -256,17 +256,22 @@ def test_lines_on_different_bases_meet_only_once_renumbered_onto_one_base(
         assert delays == [4000.0]  # denied at 1000, #1 merged at 5000
 
 
-def test_a_resynchronisation_keeps_the_mainlines_other_changes_in_a_conflicted_file(
-    tmp_path: Path,
-) -> None:
-    """The agent's side wins only the conflicting hunk: #1's line 25 survives #2's resync."""
+def _one_file_source(tmp_path: Path) -> tuple[Path, str]:
+    """A source repository whose main holds a.py, and its one commit."""
     source = tmp_path / "source"
     source.mkdir()
     git(source, "init", "-q", "-b", "main")
     (source / "a.py").write_text(numbered())
     git(source, "add", "-A")
     git(source, "commit", "-qm", "base", at=0)
-    base = git(source, "rev-parse", "HEAD")
+    return source, git(source, "rev-parse", "HEAD")
+
+
+def test_a_resynchronisation_keeps_the_mainlines_other_changes_in_a_conflicted_file(
+    tmp_path: Path,
+) -> None:
+    """The agent's side wins only the conflicting hunk: #1's line 25 survives #2's resync."""
+    source, base = _one_file_source(tmp_path)
     repo = ReplayRepo.create(tmp_path / "replay", source=source, start=base)
 
     def edit(agent: str, changes: dict[int, str]) -> Path:
@@ -392,3 +397,38 @@ def test_build_breaks_after_clean_merges_are_counted_per_policy(tmp_path: Path) 
     without = replay_window(read_window(repo, max_prs=5), policies=["obey"],
                             out=tmp_path / "plain", work=tmp_path, resamples=20)  # fmt: skip
     assert without.figures["obey"].build_checked == 0
+
+
+def test_a_commit_that_modifies_a_file_the_replayed_branch_lacks_is_written_whole_and_marked(
+    tmp_path: Path,
+) -> None:
+    """A stacked branch: history's commit modifies e.py, which the branch below it added; the
+    replayed worktree forked from the mainline has no e.py, so the change is a whole-file write
+    of a file the branch lacks (``absent``, the replay's artefact), while the addition is not."""
+    from proximity.engine.replay.schedule import Change, FileChange
+
+    source, base = _one_file_source(tmp_path)
+    git(source, "checkout", "-q", "-b", "topic")
+    (source / "e.py").write_text(numbered(5))
+    git(source, "add", "e.py")
+    git(source, "commit", "-qm", "add e.py", at=10)
+    added = git(source, "rev-parse", "HEAD")
+    (source / "e.py").write_text(numbered(6))
+    git(source, "commit", "-qam", "extend e.py", at=20)
+    extended = git(source, "rev-parse", "HEAD")
+    repo = ReplayRepo.create(tmp_path / "replay", source=source, start=base)
+    repo.add_agent("pr-2", base)
+
+    def change(commit: str, parent: str, status: str) -> Change:
+        old = git(source, "rev-parse", f"{parent}:e.py") if status == "M" else "0" * 40
+        new = git(source, "rev-parse", f"{commit}:e.py")
+        mode = "100644" if status == "M" else "000000"
+        return Change(
+            2, 0, commit, parent, FileChange("e.py", status, old, new, mode, "100644", 1), 0
+        )
+
+    modified = repo.plan_change("pr-2", change(extended, added, "M"))
+    assert (modified.kind, modified.absent) == ("write", True)
+    assert modified.content == numbered(6).encode()
+    addition = repo.plan_change("pr-2", change(added, base, "A"))
+    assert (addition.kind, addition.absent) == ("write", False)

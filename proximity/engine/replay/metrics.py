@@ -44,6 +44,11 @@ class PullRequestOutcome:
     merge_postponed_s: float = 0.0
     drift_denials: int = 0  # denied for lines the mainline changed since the agent's base
     unnecessary_drift_denials: int = 0  # ... of a path its baseline merge did not conflict on
+    absent_drift_denials: int = 0
+    """Drift denials of a whole-file write the replay made because the agent's worktree lacked
+    a file its historical commit modified: the replayed base is behind the commit's own, so
+    the write, and git's add/add verdict on it, are the replay's artefact (docs/DECISIONS.md,
+    "A file the replayed branch lacks")."""
     build_break: bool | None = None  # the static check of a clean merge (None: not checked)
 
 
@@ -74,6 +79,7 @@ class ReplayFigures:
     extra: dict[str, float] = field(default_factory=dict)
     drift_denials: int = 0
     unnecessary_drift_denials: int = 0
+    absent_drift_denials: int = 0
     build_checked: int = 0
     build_breaks: int = 0
     build_breaks_per_100: BootstrapInterval | None = None
@@ -141,6 +147,7 @@ def replay_figures(
         forced_hunks=sum(o.forced_hunks for o in rows),
         drift_denials=sum(o.drift_denials for o in rows),
         unnecessary_drift_denials=sum(o.unnecessary_drift_denials for o in rows),
+        absent_drift_denials=sum(o.absent_drift_denials for o in rows),
     )
     checked = np.array([o.build_break is not None for o in rows], dtype=float)
     broke = np.array([bool(o.build_break) for o in rows], dtype=float)
