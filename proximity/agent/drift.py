@@ -82,6 +82,13 @@ def merge_file_clean(top: Any, ours: str, ancestor: str, theirs: str) -> bool | 
     return True if code == 0 else False if 0 < code < 128 else None
 
 
+def _fork(top: Any, base: str) -> str | None:
+    try:
+        return git_text(top, ["merge-base", "HEAD", base]).strip()
+    except GitError:
+        return None
+
+
 def _merges_cleanly(top: Any, base: str, path: str, text: str) -> bool:
     """Would git's three-way merge of this file be clean, with the edit made?
 
@@ -90,15 +97,23 @@ def _merges_cleanly(top: Any, base: str, path: str, text: str) -> bool:
     denied; only used to clear a hit, never to add one (a conflict of the agent's earlier edits
     is not this edit's).
     """
-    try:
-        fork = git_text(top, ["merge-base", "HEAD", base]).strip()
-    except GitError:
+    fork = _fork(top, base)
+    if fork is None:
         return False
     theirs = _blob(top, f"{base}:{path}")
     if theirs is None:
         return False  # the mainline deleted it: the engine's rule decides
     ancestor = _blob(top, f"{fork}:{path}") or ""
     return merge_file_clean(top, text, ancestor, theirs) is True
+
+
+def _new_on_branch(top: Any, base: str, path: str) -> bool:
+    """Is ``path`` absent at the merge base? Then deleting it undoes the branch's own addition:
+    against the base the branch leaves the path as it was, and git's merge takes the mainline's
+    side whatever the mainline did there (a stacked branch deleting or renaming a file that the
+    branch below it added, and that has since reached the mainline)."""
+    fork = _fork(top, base)
+    return fork is not None and _blob(top, f"{fork}:{path}") is None
 
 
 def mainline_drift(
@@ -133,6 +148,7 @@ def mainline_drift(
             and hit.status[:1] in {"A", "M"}
             and _merges_cleanly(worktree.top, base, hit.path, (written or {})[hit.path])
         )
+        and not (hit.path in deleting and _new_on_branch(worktree.top, base, hit.path))
     ]
     return tuple(
         DriftFinding(

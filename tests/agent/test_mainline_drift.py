@@ -171,6 +171,33 @@ def test_deleting_what_main_deleted_is_clear_and_deleting_what_main_edited_is_de
     assert "main changed core.py lines 30-31" in reason
 
 
+def test_deleting_a_file_the_branch_itself_added_is_clear_as_git_merges_it(drifted: Scene) -> None:
+    """A stacked branch: bob added news/2.txt (as the branch below his did), main has since added
+    it too; bob now renames it away. Against the merge base bob leaves the path as it was, so git
+    merges cleanly and the deletion is not denied; deleting a file the base had still is."""
+    drifted.repo.write("news/2.txt", "Retry fix.\n")
+    drifted.repo.commit("News for the retry fix")
+    drifted.repo.write("news/2.txt", "Retry fix.\n", worktree="bob")
+    drifted.repo.commit("bob: news", worktree="bob")
+
+    def rm(path: str) -> dict:
+        payload = load("claude_pre_bash", WORKTREE=str(drifted.bob))
+        payload["tool_input"]["command"] = f"rm {path}"
+        return _answer(drifted, payload)
+
+    assert rm("news/2.txt") == {}
+    probe = drifted.repo.add_worktree("probe", start="bob")
+    run_git(probe, "rm", "-q", "news/2.txt")
+    run_git(probe, "commit", "-qm", "probe: drop the news")
+    merged = subprocess.run(
+        ["git", "-C", str(probe), "merge-tree", "--write-tree", "main", "HEAD"],
+        capture_output=True,
+        check=False,
+    )
+    assert merged.returncode == 0, merged.stdout  # git agrees: no conflict
+    assert "main changed core.py lines 30-31" in rm("core.py")["permissionDecisionReason"]
+
+
 def test_codex_and_gemini_are_told_in_their_own_shapes(drifted: Scene) -> None:
     codex = load("codex_pre_apply_patch", WORKTREE=str(drifted.bob))
     codex["cwd"] = str(drifted.bob)

@@ -276,6 +276,9 @@ def test_the_first_hour_on_a_teams_own_repository(first_hour: FirstHour) -> None
     def read_on_time() -> bool:
         doctor = scene.manage("doctor", "--json", "--quick")
         checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+        last_seen["doctor to see the worker and the watcher"] = {
+            k: (checks[k]["status"], checks[k].get("detail")) for k in ("watchers", "workers")
+        }
         return checks["watchers"]["status"] == "ok" and checks["workers"]["status"] == "ok"
 
     assert _until("doctor to see the worker and the watcher", read_on_time)
@@ -307,8 +310,11 @@ def test_the_first_hour_on_a_teams_own_repository(first_hour: FirstHour) -> None
         last_seen["the advisories"] = [
             (a["agentA"], a["agentB"], a["band"], a["channels"]) for a in rows
         ]
-        pairs = {(a["agentA"], a["agentB"]) for a in rows}
-        return rows if {("agent-1", "agent-2"), ("agent-1", "agent-3")} <= pairs else None
+        # settled once a scan has seen both sides' edits: a scan that ran between one agent's
+        # report and the other's shows the pair by the tree alone, an earlier state, not this one
+        seen = {(a["agentA"], a["agentB"]): a["channels"] for a in rows}
+        both = seen.get(("agent-1", "agent-2"), {}).get("overlap", 0) > 0
+        return rows if both and seen.get(("agent-1", "agent-3"), {}).get("symbol", 0) > 0 else None
 
     rows = {(a["agentA"], a["agentB"]): a for a in _until("the advisories", settled)}
     same_lines = rows[("agent-1", "agent-2")]
