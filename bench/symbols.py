@@ -198,7 +198,20 @@ def _change(rng: Mulberry32, path: str, k: int, start: int, end: int) -> SymbolC
         returns_before=("dict{a}",),
         returns_after=("tuple/2",) if "returns" in kinds else ("dict{a}",),
         outcome=f"{rng():.6f}",
+        # the locals its changed lines write and read (same_body's condition), from a pool
+        # of eight names as a function's own: about half the body edits write one
+        local_writes=_locals(rng, 0.5),
+        local_reads=_locals(rng, 0.8),
     )
+
+
+def _locals(rng: Mulberry32, share: float) -> tuple[str, ...]:
+    if rng() >= share:
+        return ()
+    return tuple(sorted({_LOCALS[int(rng() * len(_LOCALS))] for _ in range(2)}))
+
+
+_LOCALS = ("result", "item", "value", "key", "path", "text", "count", "data")
 
 
 def world_symbols(world: World, agents: list[dict[str, Any]], seed: int = 14) -> SymbolData:

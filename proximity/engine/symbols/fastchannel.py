@@ -32,7 +32,6 @@ from proximity.engine.symbols.channel import (
     attribute_item,
     calls_item,
     collect,
-    flows,
     hazard_item,
     same_symbol_item,
     scope_class,
@@ -68,6 +67,8 @@ class _Rows:
         self.c_interface = self.c_returns | self.c_signature
         # issue 30's narrow couplings (channel.semantic_item): body edits, state changed
         self.c_body = np.array(list(map(body_edits, changes)), dtype=bool)
+        self.c_locals = np.array([bool(c.local_writes) for c in changes], dtype=bool)
+        self._local_sets: list[tuple[frozenset[str], frozenset[str]]] | None = None
         self.c_callers = np.array([c.callers for c in changes], dtype=np.int64)
         self.c_state = np.array([c.kind in STATE_SYMBOLS for c in changes], dtype=bool)
         self.c_wrote = np.array(["state" in c.changes for c in changes], dtype=bool)
@@ -106,6 +107,38 @@ class _Rows:
         order = order[np.argsort(self.c_sym[order], kind="stable")]
         self.by_symbol = order  # base changes grouped by symbol
         self.ptr = np.searchsorted(self.c_sym[order], np.arange(self.n_symbols + 1))
+
+    def local_masks(self) -> tuple[tuple[NDArray[np.uint64], NDArray[np.uint64]], bool]:
+        """Each change's written and read local names as 64-bit masks, and whether they are
+        exact: one bit per distinct name when the scan has at most 64 of them, else a bit per
+        name modulo 64, which only ever adds candidates (two disjoint sets may share a bit,
+        two meeting sets always do)."""
+        bits: dict[str, int] = {}
+        of: dict[tuple[str, ...], int] = {}  # a mask per distinct tuple of names
+
+        def mask(names: tuple[str, ...]) -> int:
+            found = of.get(names)
+            if found is None:
+                found = 0
+                for name in names:
+                    found |= 1 << (bits.setdefault(name, len(bits)) % 64)
+                of[names] = found
+            return found
+
+        masks = [
+            np.array([mask(c.local_writes) for c in self.changes], dtype=np.uint64),
+            np.array([mask(c.local_reads) for c in self.changes], dtype=np.uint64),
+        ]
+        return (masks[0], masks[1]), len(bits) <= 64
+
+    def local_sets(self) -> list[tuple[frozenset[str], frozenset[str]]]:
+        """Each change's written and read local names as sets (:func:`channel.flows`'s test),
+        built once, on the first scan that has body pairs to ask."""
+        if self._local_sets is None:
+            self._local_sets = [
+                (frozenset(c.local_writes), frozenset(c.local_reads)) for c in self.changes
+            ]
+        return self._local_sets
 
     def _outcomes(self) -> None:
         """First outcome per (agent, symbol), as sorted keys; and the symbols two agents
@@ -232,9 +265,20 @@ def _same_symbol(r: _Rows, st: Strengths, found: _Found) -> None:
     keep = (x != y) & ~r.same(x, y, r.c_sym[a])
     a, b = a[keep], b[keep]
     body = r.c_body[a] & r.c_body[b] & (st.same_body > st.loose)
-    # a shared local name written by one edit (channel.flows): asked of the few body pairs
-    for k in np.flatnonzero(body).tolist():
-        body[k] = bool(flows(r.changes[int(a[k])], r.changes[int(b[k])]))
+    # a shared local name written by one edit (channel.flows): asked only of the body pairs
+    # where some side writes a local at all
+    body &= r.c_locals[a] | r.c_locals[b]
+    rows = np.flatnonzero(body)
+    if len(rows):
+        (mw, mr), exact = r.local_masks()
+        x, y = a[rows], b[rows]
+        meet = ((mw[x] & (mw[y] | mr[y])) | (mw[y] & mr[x])) != 0
+        body[rows] = meet
+        if not exact:  # the masks can only say "maybe": ask the names of those rows
+            names = r.local_sets()
+            for k in rows[meet].tolist():
+                (wx, rx), (wy, ry) = names[int(a[k])], names[int(b[k])]
+                body[k] = not (wx.isdisjoint(wy) and wx.isdisjoint(ry) and wy.isdisjoint(rx))
     state = r.c_state[a] & r.c_state[b] & (r.c_wrote[a] | r.c_wrote[b])
     other = np.where(body, st.same_body, np.where(state, max(st.shared_state, st.loose), st.loose))
     strength = np.where(r.c_interface[a] | r.c_interface[b], st.coupling, other)
