@@ -27,7 +27,7 @@ from proximity.engine.symbols import (
     symbol_data_to_json,
     symbol_scores,
 )
-from proximity.engine.symbols.channel import flows, symbol_items_reference
+from proximity.engine.symbols.channel import SymbolScores, flows, symbol_items_reference
 from tests.engine.symbols.helpers import Scenario
 
 TRAFFIC = 0.35
@@ -685,7 +685,40 @@ def test_array_joins_give_the_reference_items_with_the_profile_strengths(seed: i
     reference = symbol_items_reference(ids, data, ST)
     fast = symbol_scores(ids, data, ST)
     assert {pair: fast.items[pair] for pair in fast.items} == reference
+    assert _values(fast) == {pair: items[0].strength for pair, items in reference.items()}
     assert symbol_data_from_json(symbol_data_to_json(data)) == data
+
+
+def _values(scores: SymbolScores) -> dict[tuple[int, int], float]:
+    """Each pair's channel value as the array joins computed it (the items are built later,
+    by the reference's constructors, so comparing items alone would not test the joins)."""
+    pairs = zip(scores.i.tolist(), scores.j.tolist(), strict=True)
+    return dict(zip(pairs, scores.value.tolist(), strict=True))
+
+
+def test_the_shared_local_test_is_exact_past_64_names() -> None:
+    """70 agents edit one body, each writing a local of its own; one more reads agent 3's. Past
+    64 names the array joins' masks share bits between different names (the 65th name takes
+    the first one's bit), so they only prefilter and the names decide: the reference's items,
+    agent 3 and the reader at ``same_body``, agent 0 and agent 64 loose."""
+
+    def side(writes: tuple[str, ...], reads: tuple[str, ...] = ()) -> SymbolSide:
+        change = SymbolChange(
+            "m.py::f", "function", ("body",), "m.py", (1, 9), outcome=f"{writes}{reads}",
+            local_writes=writes, local_reads=reads,
+        )  # fmt: skip
+        return SymbolSide((change,))
+
+    sides = {f"agent{k}": side((f"v{k}",)) for k in range(70)}
+    sides["reader"] = side((), ("v3",))
+    ids = list(sides)
+    data = SymbolData(sides)
+    reference = symbol_items_reference(ids, data, ST)
+    fast = symbol_scores(ids, data, ST)
+    assert {pair: fast.items[pair] for pair in fast.items} == reference
+    assert _values(fast) == {pair: items[0].strength for pair, items in reference.items()}
+    assert reference[(3, 70)][0].strength == ST.same_body
+    assert reference[(0, 64)][0].strength == ST.loose
 
 
 def test_fields_and_typed_receivers_are_extracted() -> None:
