@@ -30,6 +30,7 @@ NEEDS_EXTRAS = (
     "test_mcp_server.py",
     "test_report_excerpts.py",
     "test_right_of_way.py",
+    "test_same_body_everywhere.py",
     "test_symbols_everywhere.py",
     "test_textual_merge.py",
 )
