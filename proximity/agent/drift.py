@@ -110,8 +110,8 @@ def _merges_cleanly(top: Any, base: str, path: str, text: str) -> bool:
 def _new_on_branch(top: Any, base: str, path: str) -> bool:
     """Is ``path`` absent at the merge base? Then deleting it undoes the branch's own addition:
     against the base the branch leaves the path as it was, and git's merge takes the mainline's
-    side whatever the mainline did there (a stacked branch deleting or renaming a file that the
-    branch below it added, and that has since reached the mainline)."""
+    side whatever the mainline did there (a release branch renaming the news file of a fix it
+    cherry-picked, which the fix's own pull request has since brought to the mainline)."""
     fork = _fork(top, base)
     return fork is not None and _blob(top, f"{fork}:{path}") is None
 

@@ -172,9 +172,10 @@ def test_deleting_what_main_deleted_is_clear_and_deleting_what_main_edited_is_de
 
 
 def test_deleting_a_file_the_branch_itself_added_is_clear_as_git_merges_it(drifted: Scene) -> None:
-    """A stacked branch: bob added news/2.txt (as the branch below his did), main has since added
-    it too; bob now renames it away. Against the merge base bob leaves the path as it was, so git
-    merges cleanly and the deletion is not denied; deleting a file the base had still is."""
+    """A release branch: bob added news/2.txt with a cherry-picked fix, main has since added it
+    too (the fix's own merge); bob now renames it away. Against the merge base bob leaves the
+    path as it was, so git merges cleanly and the deletion is not denied; deleting a file the
+    base had still is."""
     drifted.repo.write("news/2.txt", "Retry fix.\n")
     drifted.repo.commit("News for the retry fix")
     drifted.repo.write("news/2.txt", "Retry fix.\n", worktree="bob")
