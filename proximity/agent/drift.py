@@ -89,7 +89,7 @@ def _fork(top: Any, base: str) -> str | None:
         return None
 
 
-def _merges_cleanly(top: Any, base: str, path: str, text: str) -> bool:
+def _merges_cleanly(top: Any, base: str, fork: str | None, path: str, text: str) -> bool:
     """Would git's three-way merge of this file be clean, with the edit made?
 
     The merge base's version, the file as the planned edit leaves it, and the mainline's.
@@ -97,7 +97,6 @@ def _merges_cleanly(top: Any, base: str, path: str, text: str) -> bool:
     denied; only used to clear a hit, never to add one (a conflict of the agent's earlier edits
     is not this edit's).
     """
-    fork = _fork(top, base)
     if fork is None:
         return False
     theirs = _blob(top, f"{base}:{path}")
@@ -107,12 +106,11 @@ def _merges_cleanly(top: Any, base: str, path: str, text: str) -> bool:
     return merge_file_clean(top, text, ancestor, theirs) is True
 
 
-def _new_on_branch(top: Any, base: str, path: str) -> bool:
+def _new_on_branch(top: Any, fork: str | None, path: str) -> bool:
     """Is ``path`` absent at the merge base? Then deleting it undoes the branch's own addition:
     against the base the branch leaves the path as it was, and git's merge takes the mainline's
     side whatever the mainline did there (a release branch renaming the news file of a fix it
     cherry-picked, which the fix's own pull request has since brought to the mainline)."""
-    fork = _fork(top, base)
     return fork is not None and _blob(top, f"{fork}:{path}") is None
 
 
@@ -140,15 +138,18 @@ def mainline_drift(
     if not text.strip():
         return ()
     deleting = {str(e["path"]) for e in entries if e.get("status") == "D"}
+    found = drift_hits(planned, _mainline(text), deleting=deleting)
+    top, known = worktree.top, written or {}
+    fork = _fork(top, base) if found else None  # asked once, only when there is a hit
     hits = [
         hit
-        for hit in drift_hits(planned, _mainline(text), deleting=deleting)
+        for hit in found
         if not (
-            hit.path in (written or {})
+            hit.path in known
             and hit.status[:1] in {"A", "M"}
-            and _merges_cleanly(worktree.top, base, hit.path, (written or {})[hit.path])
+            and _merges_cleanly(top, base, fork, hit.path, known[hit.path])
         )
-        and not (hit.path in deleting and _new_on_branch(worktree.top, base, hit.path))
+        and not (hit.path in deleting and _new_on_branch(top, fork, hit.path))
     ]
     return tuple(
         DriftFinding(

@@ -15,7 +15,15 @@ from typing import Any
 import pytest
 
 from proximity.sources.symbols import clear_index_cache
-from tests.agent.test_symbols_everywhere import _band, _cli, _findings, _local, _scan
+from tests.agent.test_symbols_everywhere import (
+    _band,
+    _cli,
+    _findings,
+    _local,
+    _scan,
+    report_working_sets,
+    server_check,
+)
 from tests.sources.gitrepo import ScriptedRepo
 
 STATS = '''"""Figures."""
@@ -75,29 +83,15 @@ def test_the_hook_the_command_and_the_scan_hear_two_edits_that_meet_through_a_lo
 
 @pytest.mark.django_db
 def test_the_server_answers_as_the_hook_does(three: ScriptedRepo, post_json: Any) -> None:
-    from proximity.engine.findings import CheckResult
     from proximity.models import Repository
     from proximity.services.scans import scan_run
-    from proximity.sources.git import explicit_worktrees, read_working_set
-    from tests.factories import bind_agents, make_caller
 
     repo = Repository.objects.create(name="stats", scope="team-a", path=str(three.root))
-    callers = {}
-    for who in ("alpha", "beta", "gamma"):
-        caller = make_caller(f"{who}-agent", scopes=["team-a"], kind="agent")
-        callers[who] = bind_agents(caller, "stats", who)
-        worktree = explicit_worktrees([(three.path(who), "main")])[0]
-        files = read_working_set(worktree).to_agent_json()["files"]
-        body = {"repository": "stats", "agentId": who, "files": files}
-        assert post_json("/api/working-sets", body, callers[who]).status_code == 201
+    callers = report_working_sets(three, "stats", post_json)
     assert scan_run(repository_id=repo.pk) is not None
 
     def server(who: str, line: int) -> dict[str, tuple[str, tuple[float, float]]]:
-        files = [{"path": "app/stats.py", "lines": [[line, line]], "baseHunks": [[line, 1]]}]
-        body = {"repository": "stats", "agentId": who, "files": files}
-        answer = post_json("/api/check", body, callers[who])
-        assert answer.status_code == 200, answer.content
-        return _findings(CheckResult.from_json(answer.json()))
+        return server_check(post_json, callers[who], "stats", who, "app/stats.py", line)
 
     assert server("beta", 14) == _findings(_local(three, "beta", "app/stats.py", (14, 14)))
     assert server("beta", 14)["alpha"][0] == "advisory"

@@ -90,6 +90,35 @@ def _band(advisory: dict[str, Any]) -> tuple[str, tuple[float, float]]:
     return advisory["level"], _channels(advisory["channels"])
 
 
+def report_working_sets(repo: ScriptedRepo, name: str, post_json: Any) -> dict[str, Any]:
+    """Each worktree's agent reports its working set to repository ``name`` as ``radar report``
+    does (scope team-a); the callers by agent."""
+    from proximity.sources.git import explicit_worktrees, read_working_set
+    from tests.factories import bind_agents, make_caller
+
+    callers = {}
+    for who in sorted(repo.worktrees):
+        caller = make_caller(f"{who}-agent", scopes=["team-a"], kind="agent")
+        callers[who] = bind_agents(caller, name, who)
+        worktree = explicit_worktrees([(repo.path(who), "main")])[0]
+        files = read_working_set(worktree).to_agent_json()["files"]
+        body = {"repository": name, "agentId": who, "files": files}
+        answer = post_json("/api/working-sets", body, callers[who])
+        assert answer.status_code == 201, answer.content
+    return callers
+
+
+def server_check(
+    post_json: Any, caller: Any, name: str, who: str, path: str, line: int
+) -> dict[str, tuple[str, tuple[float, float]]]:
+    """``POST /api/check`` of a one-line edit, as the pre-edit check's findings."""
+    files = [{"path": path, "lines": [[line, line]], "baseHunks": [[line, 1]]}]
+    body = {"repository": name, "agentId": who, "files": files}
+    answer = post_json("/api/check", body, caller)
+    assert answer.status_code == 200, answer.content
+    return _findings(CheckResult.from_json(answer.json()))
+
+
 def test_the_default_profile_has_the_symbol_channel_on_every_face() -> None:
     from proximity.agent.config import DEFAULT_PROFILE as AGENT_DEFAULT
     from proximity.agent.config import RadarConfig
@@ -124,30 +153,16 @@ def test_the_server_answers_as_the_hook_does(trio: ScriptedRepo, post_json: Any)
     from proximity.models import Repository
     from proximity.services.scans import scan_run
     from proximity.services.watch import repository_watch_tick
-    from proximity.sources.git import explicit_worktrees, read_working_set
-    from tests.factories import bind_agents, make_caller
 
     repo = Repository.objects.create(name="web", scope="team-a", path=str(trio.root))
     assert repo.profile == DEFAULT_PROFILE
-    callers = {}
-    for who in ("alpha", "beta", "gamma"):
-        caller = make_caller(f"{who}-agent", scopes=["team-a"], kind="agent")
-        callers[who] = bind_agents(caller, "web", who)
-        worktree = explicit_worktrees([(trio.path(who), "main")])[0]
-        files = read_working_set(worktree).to_agent_json()["files"]
-        body = {"repository": "web", "agentId": who, "files": files}
-        answer = post_json("/api/working-sets", body, callers[who])
-        assert answer.status_code == 201, answer.content
+    callers = report_working_sets(trio, "web", post_json)
     # the watcher stores the repository's import graph, as a watched repository's beat does
     assert repository_watch_tick(repository_id=repo.pk).edges > 0
     assert scan_run(repository_id=repo.pk) is not None
 
-    def server(who: str, path: str, line: int) -> dict[str, tuple[str, float]]:
-        files = [{"path": path, "lines": [[line, line]], "baseHunks": [[line, 1]]}]
-        body = {"repository": "web", "agentId": who, "files": files}
-        answer = post_json("/api/check", body, callers[who])
-        assert answer.status_code == 200, answer.content
-        return _findings(CheckResult.from_json(answer.json()))
+    def server(who: str, path: str, line: int) -> dict[str, tuple[str, tuple[float, float]]]:
+        return server_check(post_json, callers[who], "web", who, path, line)
 
     local = _findings(_local(trio, "beta", "app/views.py", (9, 9)))
     assert local["alpha"][1][0] > 0
