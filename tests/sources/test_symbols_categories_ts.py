@@ -420,6 +420,52 @@ def test_local_names_of_a_typescript_function() -> None:
     assert not any(name == "Math" for _, name, _ in summarise.names)  # not a local
 
 
+CONFIGURE = """export function configure(options: Options): Client {
+  const client = new Client();
+  client.timeout = options.timeout;
+  // what a client does when a request fails:
+  // it waits, then tries again, at most
+  // `retries` times, and gives up with the
+  // last error it saw; a hook sees each try
+  // before it is made, and may cancel it
+  // (a cancelled try counts as a failure)
+  client.retries = options.retries;
+  client.hooks.push(options.hook);
+  return client;
+}
+"""
+
+
+def _configured(alpha: str, beta: str) -> dict[str, Any]:
+    agents = {"alpha": {"src/client.ts": alpha}, "beta": {"src/client.ts": beta}}
+    return Scenario({**BASE, "src/client.ts": CONFIGURE}, agents, _typescript).pair()
+
+
+def test_two_edits_setting_different_fields_of_one_local_object_stay_clear() -> None:
+    """``client.timeout`` and ``client.retries`` are two fields of one object: separate
+    strands; a change of the field the other edit also writes meets."""
+    alpha = _edit(CONFIGURE, "options.timeout;", "options.timeout ?? 30;")
+    beta = _edit(CONFIGURE, "options.retries;", "options.retries ?? 3;")
+    pair = _configured(alpha, beta)
+    assert 0.0 < _symbol(pair) < 0.35
+    assert pair.get("level", "clear") == "clear"
+    same = _edit(CONFIGURE, "options.retries;", "options.retries;\n  client.timeout = 5;")
+    pair = _configured(alpha, same)
+    assert pair["level"] == "advisory"
+    assert "meet through its local client.timeout" in pair["symbols"][0]["text"]
+
+
+def test_changes_to_part_of_a_typescript_object_name_the_part() -> None:
+    [configure] = _typescript(CONFIGURE, detail=True).definitions
+    assert {
+        (3, "client.timeout", True),
+        (10, "client.retries", True),
+        (11, "client.hooks", True),
+        (12, "client", False),
+    } <= set(configure.names)
+    assert (3, "client", False) not in configure.names
+
+
 # the same facts through the engines, JSON, and real worktrees -----------------------------
 
 

@@ -28,6 +28,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from proximity.engine.symbols.model import local_base
 from proximity.engine.symbols.sides import (
     CALLABLE,
     SymbolChange,
@@ -49,6 +50,7 @@ __all__ = [
     "flows",
     "hazard_item",
     "interface_changed",
+    "local_ends",
     "same_symbol_item",
     "scope_class",
     "semantic_item",
@@ -84,7 +86,8 @@ class Strengths:
     same_body: float = 0.15
     """Both sides changed the body of one function or method (on different lines), and one
     side's changed lines write a local name the other side's changed lines read or write
-    (:func:`flows`): the two edits meet through the function's data."""
+    (:func:`flows`; a field of a local object counts per field): the two edits meet through
+    the function's data."""
     shared_state: float = 0.15
     """One side changed or wrote state (a module variable, a class attribute, a field) that
     the other side's changed lines read or write: a read/write hazard."""
@@ -207,13 +210,41 @@ def semantic_item(x: int, c: SymbolChange, y: int, u: SymbolUse, st: Strengths) 
     return None
 
 
+def local_ends(c: SymbolChange) -> tuple[frozenset[str], frozenset[str]]:
+    """What one change's changed lines send and accept through its function's locals, keyed
+    so that two edits meet (:func:`flows`) exactly when one's sent keys meet the other's
+    accepted ones.
+
+    A written name is a rebinding (``total = ...``) or, as ``name.attr`` / ``name[]``, a
+    change to part of the object the name holds (``session.verify = ...``,
+    ``rows.append(v)``). A rebinding meets any access of the name; a change to part of the
+    object meets a read of the name and a change to the same part; two changes to
+    different attributes of one object (``session.verify`` and ``session.cert``) write
+    separate fields and do not meet. The sent keys are the rebindings, the changed parts and
+    ``name~`` per changed object; the accepted ones the rebindings, reads, changed objects,
+    changed parts and ``name~`` per read."""
+    send: set[str] = set()
+    accept: set[str] = set()
+    for name in c.local_writes:
+        base = local_base(name)
+        if base == name:
+            send.add(name)
+            accept.add(name)
+        else:
+            send.update((name, base + "~"))
+            accept.update((name, base))
+    for name in c.local_reads:
+        accept.update((name, name + "~"))
+    return frozenset(send), frozenset(accept)
+
+
 def flows(c: SymbolChange, c2: SymbolChange) -> tuple[str, ...]:
-    """Local names one change writes on its changed lines and the other's changed lines read
-    or write: where two edits of one body meet through its data (a def-use or a def-def of one
-    variable), sorted. Two edits with no such name change separate strands of the function."""
-    mine, theirs = set(c.local_writes), set(c2.local_writes)
-    shared = mine & (theirs | set(c2.local_reads)) | theirs & set(c.local_reads)
-    return tuple(sorted(shared))
+    """Where two edits of one body meet through its data (a def-use or a def-def of one
+    variable, or a change to one field of a local object, :func:`local_ends`): the names,
+    sorted. Two edits with none change separate strands of the function."""
+    (send, accept), (send2, accept2) = local_ends(c), local_ends(c2)
+    shared = send & accept2 | send2 & accept
+    return tuple(sorted({k[:-1] if k.endswith("~") else k for k in shared}))
 
 
 def same_symbol_item(x: int, c: SymbolChange, y: int, c2: SymbolChange, st: Strengths) -> Item:

@@ -33,6 +33,7 @@ from proximity.engine.symbols.channel import (
     calls_item,
     collect,
     hazard_item,
+    local_ends,
     same_symbol_item,
     scope_class,
 )
@@ -109,35 +110,34 @@ class _Rows:
         self.ptr = np.searchsorted(self.c_sym[order], np.arange(self.n_symbols + 1))
 
     def local_masks(self) -> tuple[tuple[NDArray[np.uint64], NDArray[np.uint64]], bool]:
-        """Each change's written and read local names as 64-bit masks, and whether they are
-        exact: one bit per distinct name when the scan has at most 64 of them, else a bit per
-        name modulo 64, which only ever adds candidates (two disjoint sets may share a bit,
-        two meeting sets always do)."""
+        """Each change's sent and accepted local keys (:func:`channel.local_ends`) as 64-bit
+        masks, and whether they are exact: one bit per distinct key when the scan has at most
+        64 of them, else a bit per key modulo 64, which only ever adds candidates (two
+        disjoint sets may share a bit, two meeting sets always do)."""
         bits: dict[str, int] = {}
-        of: dict[tuple[str, ...], int] = {}  # a mask per distinct tuple of names
+        of: dict[frozenset[str], int] = {}  # a mask per distinct set of keys
 
-        def mask(names: tuple[str, ...]) -> int:
-            found = of.get(names)
+        def mask(keys: frozenset[str]) -> int:
+            found = of.get(keys)
             if found is None:
                 found = 0
-                for name in names:
-                    found |= 1 << (bits.setdefault(name, len(bits)) % 64)
-                of[names] = found
+                for key in keys:
+                    found |= 1 << (bits.setdefault(key, len(bits)) % 64)
+                of[keys] = found
             return found
 
+        ends = self.local_sets()
         masks = [
-            np.array([mask(c.local_writes) for c in self.changes], dtype=np.uint64),
-            np.array([mask(c.local_reads) for c in self.changes], dtype=np.uint64),
+            np.array([mask(send) for send, _ in ends], dtype=np.uint64),
+            np.array([mask(accept) for _, accept in ends], dtype=np.uint64),
         ]
         return (masks[0], masks[1]), len(bits) <= 64
 
     def local_sets(self) -> list[tuple[frozenset[str], frozenset[str]]]:
-        """Each change's written and read local names as sets (:func:`channel.flows`'s test),
-        built once, on the first scan that has body pairs to ask."""
+        """Each change's sent and accepted local keys (:func:`channel.local_ends`), built
+        once, on the first scan that has body pairs to ask."""
         if self._local_sets is None:
-            self._local_sets = [
-                (frozenset(c.local_writes), frozenset(c.local_reads)) for c in self.changes
-            ]
+            self._local_sets = list(map(local_ends, self.changes))
         return self._local_sets
 
     def _outcomes(self) -> None:
@@ -270,15 +270,15 @@ def _same_symbol(r: _Rows, st: Strengths, found: _Found) -> None:
     body &= r.c_locals[a] | r.c_locals[b]
     rows = np.flatnonzero(body)
     if len(rows):
-        (mw, mr), exact = r.local_masks()
+        (ms, ma), exact = r.local_masks()
         x, y = a[rows], b[rows]
-        meet = ((mw[x] & (mw[y] | mr[y])) | (mw[y] & mr[x])) != 0
+        meet = ((ms[x] & ma[y]) | (ms[y] & ma[x])) != 0
         body[rows] = meet
-        if not exact:  # the masks can only say "maybe": ask the names of those rows
-            names = r.local_sets()
+        if not exact:  # the masks can only say "maybe": ask the keys of those rows
+            keys = r.local_sets()
             for k in rows[meet].tolist():
-                (wx, rx), (wy, ry) = names[int(a[k])], names[int(b[k])]
-                body[k] = not (wx.isdisjoint(wy) and wx.isdisjoint(ry) and wy.isdisjoint(rx))
+                (sx, ax), (sy, ay) = keys[int(a[k])], keys[int(b[k])]
+                body[k] = not (sx.isdisjoint(ay) and sy.isdisjoint(ax))
     state = r.c_state[a] & r.c_state[b] & (r.c_wrote[a] | r.c_wrote[b])
     other = np.where(body, st.same_body, np.where(state, max(st.shared_state, st.loose), st.loose))
     strength = np.where(r.c_interface[a] | r.c_interface[b], st.coupling, other)

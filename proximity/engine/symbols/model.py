@@ -22,14 +22,15 @@ __all__ = [
     "Param",
     "Reference",
     "Signature",
+    "local_base",
     "split_id",
     "symbol_id",
 ]
 
-EXTRACT_VERSION = 3
+EXTRACT_VERSION = 4
 """Bumped whenever an extractor's output changes, so cached extractions are not reused."""
 
-SYMBOL_VERSION = "symbols-2026.12.4"
+SYMBOL_VERSION = "symbols-2026.12.5"
 """Extraction, change classification and the symbol channel's rules; travels with results."""
 
 KINDS = ("function", "class", "method", "constant", "type", "field")
@@ -44,6 +45,16 @@ def split_id(symbol: str) -> tuple[str, str]:
     """``(path, qualname)`` of a symbol id."""
     path, _, qualname = symbol.partition("::")
     return path, qualname
+
+
+def local_base(name: str) -> str:
+    """The variable a local key names: ``session`` of ``session.verify`` and ``rows[]``."""
+    end = len(name)
+    for mark in ".[":
+        k = name.find(mark)
+        if 0 <= k < end:
+            end = k
+    return name[:end]
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from proximity.engine.symbols.model import CallShape, Param, Signature
+from proximity.engine.symbols.model import CallShape, Param, Signature, local_base
 
 __all__ = ["MUTATORS", "call_shape", "dotted", "local_names", "python_signature", "return_shapes"]
 
@@ -108,6 +108,18 @@ def _root(node: ast.expr) -> ast.Name | None:
     return node if isinstance(node, ast.Name) else None
 
 
+def _part(node: ast.expr) -> tuple[ast.Name, str] | None:
+    """The name a chain starts from and the part of its object the chain reaches into, as a
+    local key: ``session.auth`` of ``session.auth.prompting``, ``rows[]`` of ``rows[k].x``."""
+    link = None
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        link, node = node, node.value
+    if not isinstance(node, ast.Name) or link is None:
+        return None
+    tail = "." + link.attr if isinstance(link, ast.Attribute) else "[]"
+    return node, node.id + tail
+
+
 _NODE_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
@@ -142,9 +154,10 @@ def local_names(
     loop and ``with`` targets, ``except ... as``, imports, nested ``def`` and ``class``,
     comprehension and walrus targets), less what it declares ``global`` or ``nonlocal``
     (module state, which the state rule reads). A name is written where it is bound, deleted
-    or augmented, where an item or attribute of it is assigned or deleted (``rows[k] = v``,
-    ``obj.x = 1``) and where a mutating method of a container is called on it
-    (``rows.append(v)``); it is read everywhere else. ``me``, the instance of a bound method,
+    or augmented; where an item or attribute of it is assigned or deleted, or a mutating
+    method of a container is called on it, the part of its object written is, as
+    ``obj.x`` (``obj.x.y = 1``) or ``rows[]`` (``rows[k] = v``, ``rows.append(v)``), with no
+    read of the name itself; it is read everywhere else. ``me``, the instance of a bound method,
     is left out: its attributes are the class's state, which the attribute rule compares
     across members."""
     args = node.args
@@ -152,9 +165,12 @@ def local_names(
     bound |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
     declared: set[str] = set()
     seen: list[tuple[int, str, bool]] = []
-    for item in _walk(node.body):
+    bases: set[int] = set()  # the names changed objects start from: no read of their own
+    for item in _walk(node.body):  # a node comes before the nodes under it
         kind = type(item)
         if kind is ast.Name:
+            if id(item) in bases:
+                continue
             name: ast.Name = item  # type: ignore[assignment]
             store = type(name.ctx) is not ast.Load
             seen.append((name.lineno, name.id, store))
@@ -162,16 +178,20 @@ def local_names(
                 bound.add(name.id)
         elif kind is ast.Attribute or kind is ast.Subscript:
             target: ast.Attribute | ast.Subscript = item  # type: ignore[assignment]
-            root = _root(target.value) if type(target.ctx) is not ast.Load else None
-            if root is not None:
-                seen.append((target.lineno, root.id, True))
+            part = _part(target) if type(target.ctx) is not ast.Load else None
+            if part is not None:
+                bases.add(id(part[0]))
+                seen.append((target.lineno, part[1], True))
         elif kind is ast.Call:
             call: ast.Call = item  # type: ignore[assignment]
             func = call.func
             if isinstance(func, ast.Attribute) and func.attr in MUTATORS:
-                root = _root(func.value)
-                if root is not None:
-                    seen.append((call.lineno, root.id, True))
+                # rows.append(v) changes the container's content; o.x.append(v) the field x
+                held = func.value
+                part = (held, held.id + "[]") if isinstance(held, ast.Name) else _part(held)
+                if part is not None:
+                    bases.add(id(part[0]))
+                    seen.append((call.lineno, part[1], True))
         elif kind is ast.ExceptHandler:
             handler: ast.ExceptHandler = item  # type: ignore[assignment]
             if handler.name:
@@ -185,4 +205,4 @@ def local_names(
         elif kind is ast.Global or kind is ast.Nonlocal:
             declared.update(item.names)  # type: ignore[attr-defined]
     local = bound - declared - {me}
-    return tuple(sorted({entry for entry in seen if entry[1] in local}))
+    return tuple(sorted({entry for entry in seen if local_base(entry[1]) in local}))

@@ -92,29 +92,37 @@ def _binder(node: tree_sitter.Node) -> tree_sitter.Node | None:
     return None
 
 
-def _written_through(node: tree_sitter.Node) -> bool:
-    """Is the chain ``node`` starts (``rows[0].x``, ``rows.push``) assigned, updated or
-    mutated by a container method?"""
-    top = node
+def _written_through(node: tree_sitter.Node) -> str | None:
+    """The part of its object the chain ``node`` starts (``rows[0].x``, ``rows.push``)
+    writes, as a local key (``rows[]``, ``o.x``), when the chain is assigned, updated or
+    mutated by a container method; else None."""
+    top, link = node, None
     while top.parent is not None and top.parent.type in (
         "member_expression",
         "subscript_expression",
     ):
         if top.parent.child_by_field_name("object") != top:
-            return False
+            return None
         top = top.parent
-    if top is node:
-        return False
+        link = link or top
     holder = top.parent
-    if holder is None:
-        return False
+    if link is None or holder is None:
+        return None
+    name = node_text(node)
+    if link.type == "member_expression":
+        key = name + "." + node_text(link.child_by_field_name("property"))
+    else:
+        key = name + "[]"
     if holder.type in ("assignment_expression", "augmented_assignment_expression"):
-        return holder.child_by_field_name("left") == top
+        return key if holder.child_by_field_name("left") == top else None
     if holder.type == "update_expression":
-        return True
+        return key
     if holder.type == "call_expression" and top.type == "member_expression":
-        return node_text(top.child_by_field_name("property")) in MUTATORS
-    return False
+        # rows.push(v) changes the container's content; o.x.push(v) the field x holds
+        if node_text(top.child_by_field_name("property")) not in MUTATORS:
+            return None
+        return name + "[]" if link is top else key
+    return None
 
 
 def _walk(nodes: list[tree_sitter.Node]) -> list[tree_sitter.Node]:
@@ -134,9 +142,10 @@ def local_names(
     """Where a function's body reads and writes its local names, as ``(line, name, written)``
     (the Python extractor's rule, :func:`proximity.engine.symbols.pyast.local_names`): its
     parameters and the names its declarations, loops and ``catch`` bind are local; a name is
-    written where it is bound, assigned, updated, where an item or member of it is assigned
-    (``rows[0] = v``, ``o.x = 1``) and where a mutating container method is called on it
-    (``rows.push(v)``); it is read everywhere else."""
+    written where it is bound, assigned or updated; where an item or member of it is assigned
+    (``rows[0] = v``, ``o.x = 1``) or a mutating container method is called on it
+    (``rows.push(v)``), the part of its object is written (``rows[]``, ``o.x``); it is read
+    everywhere else."""
     nodes = [n for n in (params, body) if n is not None]
     found = _walk(nodes)
     binders = [_binder(n) for n in found]
@@ -152,10 +161,13 @@ def local_names(
         name = node_text(n)
         if name not in local or (params is not None and n.start_byte < params.end_byte):
             continue
-        written = (b is not None and n.type != "shorthand_property_identifier") or _written_through(
-            n
-        )
-        out.add((n.start_point[0] + 1, name, written))
+        line = n.start_point[0] + 1
+        if b is not None and n.type != "shorthand_property_identifier":
+            out.add((line, name, True))
+        elif (part := _written_through(n)) is not None:
+            out.add((line, part, True))
+        else:
+            out.add((line, name, False))
     return tuple(sorted(out))
 
 

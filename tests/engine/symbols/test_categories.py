@@ -566,6 +566,62 @@ def test_two_body_edits_without_a_shared_written_local_stay_loose() -> None:
     assert flows(one, two) == ()
 
 
+CONNECT = """\"\"\"Sessions.\"\"\"
+
+
+def connect(options):
+    session = Session()
+    session.verify = options.cert
+    session.timeout = options.timeout
+    session.proxies = {}
+    return session
+"""
+
+
+def _connect(alpha: tuple[str, str], beta: tuple[str, str]) -> tuple[float, float, SymbolData]:
+    sides = {"alpha": alpha, "beta": beta}
+    edits = {a: {"app/net.py": _edit(CONNECT, *edit)} for a, edit in sides.items()}
+    return _channels(Scenario({**BASE, "app/net.py": CONNECT}, edits))
+
+
+def test_two_edits_setting_different_fields_of_one_local_object_stay_loose() -> None:
+    """``session.verify = ...`` and ``session.timeout = ...`` write two fields of the object
+    ``session`` holds: separate strands, as git would merge them and as they run."""
+    fast, reference, data = _connect(
+        ("session.verify = options.cert", "session.verify = options.cert or True"),
+        ("session.timeout = options.timeout", "session.timeout = options.timeout or 15"),
+    )
+    assert fast == reference == pytest.approx(ST.loose)
+    one, two = (data.sides[a].changes[0] for a in ("alpha", "beta"))
+    assert (one.local_writes, two.local_writes) == (("session.verify",), ("session.timeout",))
+    assert one.local_reads == two.local_reads == ("options",)
+    assert flows(one, two) == ()
+
+
+@pytest.mark.parametrize(
+    ("beta", "shared"),
+    [
+        # one field written by both
+        (("session.verify = options.cert", "session.verify = False"), "session.verify"),
+        # the field read by the other edit
+        (("return session", "return session, session.verify"), "session"),
+        # the object itself rebound
+        (("session = Session()", "session = Session(retries=3)"), "session"),
+    ],
+    ids=["same-field", "field-read", "rebound"],
+)
+def test_a_field_change_meets_the_same_field_a_read_or_a_rebinding(
+    beta: tuple[str, str], shared: str
+) -> None:
+    alpha = ("session.verify = options.cert", "session.verify = options.cert or True")
+    if beta[0] == alpha[0]:
+        alpha = ("session.proxies = {}", "session.proxies = {}\n    session.verify = 1")
+    fast, reference, data = _connect(alpha, beta)
+    assert fast == reference == pytest.approx(ST.same_body)
+    one, two = (data.sides[a].changes[0] for a in ("alpha", "beta"))
+    assert flows(one, two) == (shared,)
+
+
 def _hub_case(callers: int) -> Scenario:
     """Category 1 again, with ``callers`` more modules of the base calling ``normalise``."""
     caller = "from app.util import normalise\n\n\ndef c{k}(x):\n    return normalise(x)\n"
@@ -654,7 +710,7 @@ def _random_side(rng: random.Random, pool: list[str]) -> SymbolSide:
                 (1, 2),
                 outcome=rng.choice("pq"),
                 callers=rng.choice([0, 3, ST.hub_files - 1, ST.hub_files, 40]),
-                local_writes=tuple(rng.sample(["a", "b", "c"], rng.randint(0, 2))),
+                local_writes=tuple(rng.sample(["a", "b", "a.x", "a.y", "b[]"], rng.randint(0, 2))),
                 local_reads=tuple(rng.sample(["a", "b", "c"], rng.randint(0, 2))),
             )
         )

@@ -35,10 +35,43 @@ def _names() -> set[tuple[int, str, bool]]:
 
 def test_bindings_item_assignments_and_mutating_calls_are_writes() -> None:
     names = _names()
-    writes = {(8, "kept"), (9, "row"), (10, "kept"), (11, "kept"), (16, "error"), (18, "r")}
+    writes = {(8, "kept"), (9, "row"), (10, "kept[]"), (11, "kept[]"), (16, "error"), (18, "r")}
     reads = {(9, "rows"), (10, "row"), (17, "error"), (18, "extra")}
     assert {(line, name, True) for line, name in writes} <= names
     assert {(line, name, False) for line, name in reads} <= names
+
+
+def test_a_change_to_part_of_an_object_names_the_part_and_reads_nothing() -> None:
+    """``kept.append(row)`` and ``kept[0] = options`` write the list's content, not the
+    name: no read of ``kept`` on those lines, which ``kept = []`` on line 8 would meet."""
+    names = _names()
+    assert (10, "kept", False) not in names
+    assert (11, "kept", False) not in names
+
+
+FIELDS = """
+def build(options):
+    session = Session()
+    session.verify = options.cert
+    session.auth.prompting = options.no_input
+    options.extra.append(1)
+    del session.proxies[0]
+    return session.verify
+"""
+
+
+def test_attribute_writes_name_the_first_attribute_from_the_local() -> None:
+    [build] = extract_python_symbols(FIELDS, detail=True).definitions
+    assert set(build.names) == {
+        (3, "session", True),
+        (4, "session.verify", True),
+        (4, "options", False),
+        (5, "session.auth", True),
+        (5, "options", False),
+        (6, "options.extra", True),
+        (7, "session.proxies", True),
+        (8, "session", False),
+    }
 
 
 def test_the_instance_and_module_state_are_not_locals() -> None:
