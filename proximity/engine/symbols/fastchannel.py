@@ -43,8 +43,26 @@ from proximity.engine.symbols.sides import CALLABLE, SymbolChange, SymbolData, S
 __all__ = ["symbol_scores_fast"]
 
 Ints = NDArray[np.int64]
+Ends = tuple[frozenset[str], frozenset[str]]
 _SAME, _USE, _NEAR, _THROUGH, _ATTRIBUTE = range(5)
 _EMPTY = np.zeros(0, dtype=np.int64)
+
+
+class _LocalEnds:
+    """:func:`channel.local_ends` of each change, computed when first asked and shared by
+    changes with equal name tuples (most edits write and read few, common names)."""
+
+    def __init__(self, changes: Sequence[SymbolChange]) -> None:
+        self.changes = changes
+        self.memo: dict[tuple[tuple[str, ...], tuple[str, ...]], Ends] = {}
+
+    def of(self, k: int) -> Ends:
+        c = self.changes[k]
+        key = (c.local_writes, c.local_reads)
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = local_ends(c)
+        return found
 
 
 class _Rows:
@@ -69,7 +87,7 @@ class _Rows:
         # issue 30's narrow couplings (channel.semantic_item): body edits, state changed
         self.c_body = np.array(list(map(body_edits, changes)), dtype=bool)
         self.c_locals = np.array([bool(c.local_writes) for c in changes], dtype=bool)
-        self._local_sets: list[tuple[frozenset[str], frozenset[str]]] | None = None
+        self._local_sets: _LocalEnds | None = None
         self.c_callers = np.array([c.callers for c in changes], dtype=np.int64)
         self.c_state = np.array([c.kind in STATE_SYMBOLS for c in changes], dtype=bool)
         self.c_wrote = np.array(["state" in c.changes for c in changes], dtype=bool)
@@ -109,35 +127,36 @@ class _Rows:
         self.by_symbol = order  # base changes grouped by symbol
         self.ptr = np.searchsorted(self.c_sym[order], np.arange(self.n_symbols + 1))
 
-    def local_masks(self) -> tuple[tuple[NDArray[np.uint64], NDArray[np.uint64]], bool]:
-        """Each change's sent and accepted local keys (:func:`channel.local_ends`) as 64-bit
-        masks, and whether they are exact: one bit per distinct key when the scan has at most
-        64 of them, else a bit per key modulo 64, which only ever adds candidates (two
-        disjoint sets may share a bit, two meeting sets always do)."""
+    def local_masks(
+        self, wanted: Ints
+    ) -> tuple[tuple[NDArray[np.uint64], NDArray[np.uint64]], bool]:
+        """The sent and accepted local keys (:func:`channel.local_ends`) of the changes
+        ``wanted`` as 64-bit masks over all changes (zero elsewhere), and whether they are
+        exact: one bit per distinct key when at most 64 are seen, else a bit per key modulo
+        64, which only ever adds candidates (two disjoint sets may share a bit, two meeting
+        sets always do). Changes sharing their names share the work."""
         bits: dict[str, int] = {}
-        of: dict[frozenset[str], int] = {}  # a mask per distinct set of keys
-
-        def mask(keys: frozenset[str]) -> int:
-            found = of.get(keys)
-            if found is None:
-                found = 0
-                for key in keys:
-                    found |= 1 << (bits.setdefault(key, len(bits)) % 64)
-                of[keys] = found
-            return found
-
+        of: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[int, int]] = {}
+        send = np.zeros(len(self.changes), dtype=np.uint64)
+        accept = np.zeros(len(self.changes), dtype=np.uint64)
         ends = self.local_sets()
-        masks = [
-            np.array([mask(send) for send, _ in ends], dtype=np.uint64),
-            np.array([mask(accept) for _, accept in ends], dtype=np.uint64),
-        ]
-        return (masks[0], masks[1]), len(bits) <= 64
+        for k in wanted.tolist():
+            c = self.changes[k]
+            found = of.get((c.local_writes, c.local_reads))
+            if found is None:
+                masks = [0, 0]
+                for side, keys in enumerate(ends.of(k)):
+                    for key in keys:
+                        masks[side] |= 1 << (bits.setdefault(key, len(bits)) % 64)
+                found = of[(c.local_writes, c.local_reads)] = (masks[0], masks[1])
+            send[k], accept[k] = found
+        return (send, accept), len(bits) <= 64
 
-    def local_sets(self) -> list[tuple[frozenset[str], frozenset[str]]]:
-        """Each change's sent and accepted local keys (:func:`channel.local_ends`), built
-        once, on the first scan that has body pairs to ask."""
+    def local_sets(self) -> _LocalEnds:
+        """Each change's sent and accepted local keys (:func:`channel.local_ends`), read on
+        first use and once per distinct pair of name tuples."""
         if self._local_sets is None:
-            self._local_sets = list(map(local_ends, self.changes))
+            self._local_sets = _LocalEnds(self.changes)
         return self._local_sets
 
     def _outcomes(self) -> None:
@@ -270,14 +289,14 @@ def _same_symbol(r: _Rows, st: Strengths, found: _Found) -> None:
     body &= r.c_locals[a] | r.c_locals[b]
     rows = np.flatnonzero(body)
     if len(rows):
-        (ms, ma), exact = r.local_masks()
         x, y = a[rows], b[rows]
+        (ms, ma), exact = r.local_masks(np.unique(np.concatenate((x, y))))
         meet = ((ms[x] & ma[y]) | (ms[y] & ma[x])) != 0
         body[rows] = meet
         if not exact:  # the masks can only say "maybe": ask the keys of those rows
             keys = r.local_sets()
             for k in rows[meet].tolist():
-                (sx, ax), (sy, ay) = keys[int(a[k])], keys[int(b[k])]
+                (sx, ax), (sy, ay) = keys.of(int(a[k])), keys.of(int(b[k]))
                 body[k] = not (sx.isdisjoint(ay) and sy.isdisjoint(ax))
     state = r.c_state[a] & r.c_state[b] & (r.c_wrote[a] | r.c_wrote[b])
     other = np.where(body, st.same_body, np.where(state, max(st.shared_state, st.loose), st.loose))
