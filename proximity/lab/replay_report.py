@@ -113,8 +113,9 @@ def replay_window(
         for policy, run in runs.items():
             unnecessary = label_denials(repo, baseline.finals, run) if policy != "ignore" else {}
             drift = label_drift_denials(baseline, run) if policy != "ignore" else {}
+            own = label_drift_denials(baseline, run, own=True) if policy != "ignore" else {}
             figures[policy] = replay_figures(
-                run.outcomes(unnecessary, drift), policy=policy,
+                run.outcomes(unnecessary, drift, own), policy=policy,
                 baseline=base_outcomes if policy != "ignore" else None,
                 resamples=resamples, seed=seed,
             )  # fmt: skip
@@ -145,9 +146,9 @@ def format_report(report: ReplayReport) -> str:
         + ")",
         "| policy | conflicts /100 merges | avoided | avoided incl. resync (resync merges only) | "
         "resync conflicts (merges) | hunks delayed % | median delay h | denials | unnecessary % | "
-        "mainline denials (unnecessary; of a file the branch lacked) | RA per agent-hour | "
-        "hunks/s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "mainline denials (unnecessary; of a file the branch lacked; of a conflicted transplant) | "
+        "of the agents' own edits (unnecessary) | RA per agent-hour | hunks/s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, f in report.figures.items():
         lines.append(
@@ -157,7 +158,9 @@ def format_report(report: ReplayReport) -> str:
             f"{f.resync_conflicts} ({f.resync_merge_conflicts}) | "
             f"{_ci(f.share_delayed, 100, 2)} | {_ci(f.median_delay_h, 1, 2)} | {f.denials} | "
             f"{_ci(f.share_unnecessary, 100, 0)} | {f.drift_denials} "
-            f"({f.unnecessary_drift_denials}; {f.absent_drift_denials}) | "
+            f"({f.unnecessary_drift_denials}; {f.absent_drift_denials}; "
+            f"{f.transplant_drift_denials}) | "
+            f"{f.own_drift_denials} ({f.unnecessary_own_drift_denials}) | "
             f"{_ci(f.ra_per_agent_hour, 1, 3)} | "
             f"{report.hunks_per_second[name]:.1f} |"
         )

@@ -58,6 +58,11 @@ class _Stats:
     """Paths denied because the mainline had changed the planned lines."""
     absent_drift_denials: int = 0
     """... of them, whole-file writes of a file the worktree lacked (``ChangePlan.absent``)."""
+    transplant_drift_denials: int = 0
+    """... of them, a commit's diff merged in with a conflict, resolved as the commit's side
+    (``ChangePlan.conflicted``): text the replay wrote, not an edit of the agent's own file."""
+    own_drift_denials: list[str] = field(default_factory=list)
+    """Paths of the rest: the agent's own edit of the file it had."""
     tas: int = 0
     forced: int = 0
     conflicts: tuple[str, ...] = ()
@@ -85,7 +90,10 @@ class PolicyRun:
     """Denied pairs ``pr-A/pr-B`` and whether their baseline work merges cleanly."""
 
     def outcomes(
-        self, unnecessary: dict[int, int] | None = None, drift: dict[int, int] | None = None
+        self,
+        unnecessary: dict[int, int] | None = None,
+        drift: dict[int, int] | None = None,
+        own: dict[int, int] | None = None,
     ) -> list[PullRequestOutcome]:
         out = []
         for pr, s in sorted(self.stats.items()):
@@ -102,6 +110,9 @@ class PolicyRun:
                 drift_denials=len(s.drift_denials),
                 unnecessary_drift_denials=(drift or {}).get(pr, 0),
                 absent_drift_denials=s.absent_drift_denials,
+                transplant_drift_denials=s.transplant_drift_denials,
+                own_drift_denials=len(s.own_drift_denials),
+                unnecessary_own_drift_denials=(own or {}).get(pr, 0),
                 build_break=None if s.build in {"", "unchecked"} else s.build == "break",
             ))  # fmt: skip
         return out
@@ -277,7 +288,8 @@ class _Driver:
             self.emit(action.at, "already_applied", agent=agent, path=change.path)
         for payload, write in self._units(agent, change, plan):
             if ask:
-                denied = self._ask(action, agent, change, payload, absent=plan.absent)
+                made = "absent" if plan.absent else "transplant" if plan.conflicted else ""
+                denied = self._ask(action, agent, change, payload, made=made)
                 if denied is not None:
                     return denied
             write()
@@ -288,8 +300,11 @@ class _Driver:
         return Applied()
 
     def _ask(
-        self, action: Action, agent: str, change: Change, payload: dict[str, Any], *, absent: bool
+        self, action: Action, agent: str, change: Change, payload: dict[str, Any], *, made: str
     ) -> Denied | Drifted | None:
+        """Ask the gate until it allows; ``made`` says whether the replay itself made the
+        planned text (``absent``: a whole file the worktree lacked; ``transplant``: a diff
+        merged in with a conflict) or it is the agent's own edit (empty)."""
         for _ in range(3):
             answer = self.gate.ask(agent, payload, action.at)
             if answer.kind == "context":
@@ -307,9 +322,13 @@ class _Driver:
                 s.denials.append(answer.others)
             if answer.drift:
                 s.drift_denials.append(change.path)
-                s.absent_drift_denials += absent
+                s.absent_drift_denials += made == "absent"
+                s.transplant_drift_denials += made == "transplant"
+                if not made:
+                    s.own_drift_denials.append(change.path)
             seen: dict[str, Any] = {"encounter": answer.encounter} if answer.encounter else {}
-            seen.update({"absent": True} if absent else {})
+            seen.update({"absent": True} if made == "absent" else {})
+            seen.update({"transplantConflict": True} if made == "transplant" else {})
             self.emit(action.at, "deny", agent=agent, path=change.path, others=list(answer.others),
                       drift=answer.drift, told=answer.text, retry=action.retry,
                       commit=change.commit, **seen)  # fmt: skip
@@ -426,15 +445,19 @@ def label_denials(repo: ReplayRepo, baseline: dict[int, str], run: PolicyRun) ->
     return out
 
 
-def label_drift_denials(baseline: PolicyRun, run: PolicyRun) -> dict[int, int]:
-    """Unnecessary drift denials per PR: the path did not conflict at the PR's baseline merge.
+def label_drift_denials(
+    baseline: PolicyRun, run: PolicyRun, *, own: bool = False
+) -> dict[int, int]:
+    """Unnecessary drift denials per PR: the path did not conflict at the PR's baseline merge
+    (``own``: only those of the agent's own edits, ``_Stats.own_drift_denials``).
 
     An approximation: the baseline's mainline is history's, the policy's may differ by then.
     """
     out: dict[int, int] = {}
     for pr, s in run.stats.items():
         conflicted = set(baseline.stats[pr].conflicts) if pr in baseline.stats else set()
-        count = sum(path not in conflicted for path in s.drift_denials)
+        paths = s.own_drift_denials if own else s.drift_denials
+        count = sum(path not in conflicted for path in paths)
         if count:
             out[pr] = count
     return out

@@ -12,7 +12,7 @@ import pytest
 
 from proximity.lab.replay_history import read_window
 from proximity.lab.replay_repo import ReplayRepo
-from proximity.lab.replay_report import ReplayReport, replay_window
+from proximity.lab.replay_report import ReplayReport, format_report, replay_window
 from tests.lab.replay_scenario import (
     DAY,
     DRIFT,
@@ -304,6 +304,9 @@ def test_an_edit_of_lines_the_mainline_changed_brings_the_mainline_in_first(
     assert (base.conflicts, base.merges, base.drift_denials) == (1, 4, 0)
     assert (obey.conflicts, obey.denials, obey.delayed_hunks) == (0, 0, 0)
     assert (obey.drift_denials, obey.unnecessary_drift_denials) == (1, 0)
+    # #2's own edit of the file it had: no text the replay made
+    assert (obey.absent_drift_denials, obey.transplant_drift_denials) == (0, 0)
+    assert (obey.own_drift_denials, obey.unnecessary_own_drift_denials) == (1, 0)
     assert obey.avoided is not None
     assert obey.avoided.estimate == 1.0
     assert (ack.conflicts, ack.drift_denials) == (1, 1)
@@ -432,3 +435,59 @@ def test_a_commit_that_modifies_a_file_the_replayed_branch_lacks_is_written_whol
     assert modified.content == numbered(6).encode()
     addition = repo.plan_change("pr-2", change(added, base, "A"))
     assert (addition.kind, addition.absent) == ("write", False)
+
+
+def _set_line(repo: Path, path: str, line: int, text: str) -> None:
+    lines = (repo / path).read_text().splitlines(keepends=True)
+    lines[line - 1] = text + "\n"
+    (repo / path).write_text("".join(lines))
+
+
+def test_a_denial_of_a_diff_the_replay_merged_in_with_a_conflict_is_counted_apart(
+    tmp_path: Path,
+) -> None:
+    """#2 merges the mainline (with #1's line 5) into its branch and then rewrites line 5. The
+    replayed worktree never merged the mainline in, so the commit's diff (pr1 -> pr2) does not
+    apply to the file it has: the replay merges it in with a conflict, resolved as the
+    commit's side. The mainline denial of that text is the replay's, counted apart from the
+    agents' own edits and flagged on the event."""
+    source = tmp_path / "source"
+    source.mkdir()
+    git(source, "init", "-q", "-b", "main")
+    for name in ("a.py", "b.py"):
+        (source / name).write_text(numbered())
+    git(source, "add", "-A")
+    git(source, "commit", "-qm", "base", at=0)
+    base = git(source, "rev-parse", "HEAD")
+    git(source, "checkout", "-q", "-b", "topic1", base)
+    _set_line(source, "a.py", 5, "pr1")
+    git(source, "commit", "-qam", "pr1: a.py", at=100)
+    git(source, "checkout", "-q", "-b", "topic2", base)
+    _set_line(source, "b.py", 10, "pr2")
+    git(source, "commit", "-qam", "pr2: b.py", at=200)
+    git(source, "checkout", "-q", "main")
+    git(source, "merge", "-q", "--no-ff", "-m", "Merge pull request #1 from someone/topic1",
+        "topic1", at=1000)  # fmt: skip
+    git(source, "checkout", "-q", "topic2")
+    git(source, "merge", "-q", "--no-ff", "-m", "Merge branch 'main' into topic2", "main",
+        at=1100)  # fmt: skip
+    _set_line(source, "a.py", 5, "pr2")
+    git(source, "commit", "-qam", "pr2: a.py over #1", at=1300)
+    git(source, "checkout", "-q", "main")
+    git(source, "merge", "-q", "--no-ff", "-m", "Merge pull request #2 from someone/topic2",
+        "topic2", at=2000)  # fmt: skip
+    report = replay_window(read_window(source, max_prs=10), policies=["ignore", "obey"],
+                           out=tmp_path / "o", work=tmp_path, resamples=20)  # fmt: skip
+    obey = report.figures["obey"]
+    assert (obey.drift_denials, obey.transplant_drift_denials, obey.absent_drift_denials) == (
+        1, 1, 0,
+    )  # fmt: skip
+    assert (obey.own_drift_denials, obey.unnecessary_own_drift_denials) == (0, 0)
+    rows = events(tmp_path / "o", "obey")
+    transplanted = [e for e in rows if e["kind"] == "apply_conflict"]
+    assert [(e["agent"], e["path"]) for e in transplanted][:1] == [("pr-2", "a.py")]
+    [denial] = [e for e in rows if e["kind"] == "deny"]
+    assert (denial["agent"], denial["path"], denial["drift"]) == ("pr-2", "a.py", True)
+    assert denial["transplantConflict"] is True
+    assert "absent" not in denial
+    assert "of a conflicted transplant" in format_report(report)

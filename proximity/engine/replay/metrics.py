@@ -49,6 +49,14 @@ class PullRequestOutcome:
     a file its historical commit modified: the replayed base is behind the commit's own, so
     the write, and git's add/add verdict on it, are the replay's artefact (docs/DECISIONS.md,
     "A file the replayed branch lacks")."""
+    transplant_drift_denials: int = 0
+    """Drift denials of a commit's diff the replay merged into a worktree that differed from
+    the commit's parent, with a conflict it resolved as the commit's side: the planned text
+    carries the commit's lines where the worktree had others, the replay's text again."""
+    own_drift_denials: int = 0
+    """Drift denials of the agent's own edit (neither of the two above): what the target on
+    unnecessary mainline denials is judged on."""
+    unnecessary_own_drift_denials: int = 0
     build_break: bool | None = None  # the static check of a clean merge (None: not checked)
 
 
@@ -80,6 +88,9 @@ class ReplayFigures:
     drift_denials: int = 0
     unnecessary_drift_denials: int = 0
     absent_drift_denials: int = 0
+    transplant_drift_denials: int = 0
+    own_drift_denials: int = 0
+    unnecessary_own_drift_denials: int = 0
     build_checked: int = 0
     build_breaks: int = 0
     build_breaks_per_100: BootstrapInterval | None = None
@@ -148,6 +159,9 @@ def replay_figures(
         drift_denials=sum(o.drift_denials for o in rows),
         unnecessary_drift_denials=sum(o.unnecessary_drift_denials for o in rows),
         absent_drift_denials=sum(o.absent_drift_denials for o in rows),
+        transplant_drift_denials=sum(o.transplant_drift_denials for o in rows),
+        own_drift_denials=sum(o.own_drift_denials for o in rows),
+        unnecessary_own_drift_denials=sum(o.unnecessary_own_drift_denials for o in rows),
     )
     checked = np.array([o.build_break is not None for o in rows], dtype=float)
     broke = np.array([bool(o.build_break) for o in rows], dtype=float)
