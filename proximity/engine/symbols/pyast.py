@@ -154,12 +154,12 @@ def local_names(
     loop and ``with`` targets, ``except ... as``, imports, nested ``def`` and ``class``,
     comprehension and walrus targets), less what it declares ``global`` or ``nonlocal``
     (module state, which the state rule reads). A name is written where it is bound, deleted
-    or augmented; where an item or attribute of it is assigned or deleted, or a mutating
-    method of a container is called on it, the part of its object written is, as
-    ``obj.x`` (``obj.x.y = 1``) or ``rows[]`` (``rows[k] = v``, ``rows.append(v)``), with no
-    read of the name itself; it is read everywhere else. ``me``, the instance of a bound method,
-    is left out: its attributes are the class's state, which the attribute rule compares
-    across members."""
+    or augmented. Where an item or attribute of it is assigned or deleted, or a mutating
+    method of a container is called on it, the write is recorded as the part of its object
+    written, ``obj.x`` (``obj.x.y = 1``) or ``rows[]`` (``rows[k] = v``, ``rows.append(v)``),
+    with no read of the name itself. It is read everywhere else. ``me``, the instance of a
+    bound method, is left out: its attributes are the class's state, which the attribute
+    rule compares across members."""
     args = node.args
     bound = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     bound |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
