@@ -157,6 +157,10 @@ class SymbolIndex:
         path, qualname = split_id(symbol)
         files = {split_id(user)[0] for user in self.users(symbol)}
         files |= self._naming.get(qualname.rsplit(".", 1)[-1], frozenset())
+        owner, _, member = qualname.rpartition(".")
+        if owner and member in ("__init__", "__new__", "constructor"):  # run by calling the class
+            files |= {split_id(user)[0] for user in self.users(symbol_id(path, owner))}
+            files |= self._naming.get(owner.rsplit(".", 1)[-1], frozenset())
         files.discard(path)
         return len(files)
 

@@ -30,7 +30,7 @@ __all__ = [
 EXTRACT_VERSION = 4
 """Bumped whenever an extractor's output changes, so cached extractions are not reused."""
 
-SYMBOL_VERSION = "symbols-2026.12.5"
+SYMBOL_VERSION = "symbols-2026.12.6"
 """Extraction, change classification and the symbol channel's rules; travels with results."""
 
 KINDS = ("function", "class", "method", "constant", "type", "field")

@@ -801,3 +801,16 @@ def test_a_hubs_callers_count_files_that_call_it_by_name() -> None:
     assert not any(u.startswith("app/c") for u in case.index.users(save))
     change = next(c for c in case.data().sides["alpha"].changes if c.symbol == save)
     assert change.callers == 12
+
+
+def test_a_constructors_callers_are_the_files_that_call_its_class() -> None:
+    """``Store(...)`` runs ``Store.__init__``: twelve modules constructing a Store make the
+    constructor a hub, though none of them names ``__init__``."""
+    caller = "from app.models import Store\n\n\ndef c{k}():\n    return Store()\n"
+    more = {f"app/c{k}.py": caller.format(k=k) for k in range(12)}
+    alpha = models("        self.limit = 5", "        self.limit = 6")
+    init = "app/models.py::Store.__init__"
+    for extra, expected in (({}, False), (more, True)):
+        case = Scenario({**BASE, **extra}, {"alpha": alpha})
+        change = next(c for c in case.data().sides["alpha"].changes if c.symbol == init)
+        assert (change.callers >= ST.hub_files) is expected, change.callers
