@@ -101,13 +101,6 @@ def return_shapes(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ..
     return tuple(sorted(kinds or {"none"}))
 
 
-def _root(node: ast.expr) -> ast.Name | None:
-    """The name an attribute or subscript chain starts from (``rows`` of ``rows[k].x``)."""
-    while isinstance(node, ast.Attribute | ast.Subscript):
-        node = node.value
-    return node if isinstance(node, ast.Name) else None
-
-
 def _part(node: ast.expr) -> tuple[ast.Name, str] | None:
     """The name a chain starts from and the part of its object the chain reaches into, as a
     local key: ``session.auth`` of ``session.auth.prompting``, ``rows[]`` of ``rows[k].x``."""
