@@ -41,6 +41,7 @@ def _one_line(value: str) -> str:
 
 Label = Annotated[str, Field(max_length=255), AfterValidator(_one_line)]
 LineNo = Annotated[int, Field(ge=0, le=10_000_000)]
+HunkId = Annotated[str, Field(pattern=r"^[0-9a-f]{8,64}$")]
 
 
 def _past(value: AwareDatetime) -> AwareDatetime:
@@ -102,6 +103,7 @@ class FileIn(In):
     path: RelPath
     lines: list[tuple[LineNo, LineNo]] | None = Field(default=None, max_length=10_000)
     base_hunks: list[tuple[LineNo, LineNo]] | None = Field(default=None, max_length=10_000)
+    hunk_ids: list[HunkId] | None = Field(default=None, max_length=10_000)
     status: Literal["A", "M", "D", "R", "C", "T"] | None = None
     old_path: RelPath | None = None
     weight: float | None = Field(default=None, ge=0, le=1)

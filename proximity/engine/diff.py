@@ -7,14 +7,16 @@ base-side ranges against a common merge base are comparable (ECC-PROXIMITY.md, w
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = [
     "DiffParseError",
     "FileDiff",
     "Hunk",
+    "hunk_digest",
     "parse_raw_patch",
     "unquote_c_path",
 ]
@@ -40,6 +42,10 @@ class Hunk:
     base_count: int
     new_start: int
     new_count: int
+    digest: str = field(default="", compare=False)
+    """A digest of the hunk's removed and added text (:func:`hunk_digest`): two branches'
+    hunks at one base position with one digest are the same change, which git merges
+    cleanly. Empty when the text was not read (a hunk built from line numbers alone)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +80,19 @@ class FileDiff:
     def base_hunks(self) -> tuple[tuple[int, int], ...]:
         """Base-side ``(start, count)`` pairs exactly as in git's ``-start,count`` header."""
         return tuple((h.base_start, h.base_count) for h in self.hunks)
+
+    @property
+    def hunk_ids(self) -> tuple[str, ...] | None:
+        """Each base hunk's digest, in order; ``None`` unless every hunk's text was read."""
+        ids = tuple(h.digest for h in self.hunks)
+        return ids if ids and all(ids) else None
+
+
+def hunk_digest(body: list[str]) -> str:
+    """16 hex digits naming a hunk's text: its ``-``/``+`` lines and git's no-newline marks."""
+    return hashlib.blake2b(
+        "\n".join(body).encode("utf-8", "surrogateescape"), digest_size=8
+    ).hexdigest()
 
 
 def unquote_c_path(text: str) -> str:
@@ -169,22 +188,29 @@ def _section_path(section: list[str]) -> str:
 
 
 def _section_hunks(section: list[str]) -> tuple[list[Hunk], bool]:
-    hunks: list[Hunk] = []
+    heads: list[tuple[int, int, int, int]] = []
+    bodies: list[list[str]] = []
     binary = False
     for line in section[1:]:
         m = _HUNK.match(line)
         if m is not None:
             b_start, b_count, n_start, n_count = m.groups()
-            hunks.append(
-                Hunk(
+            heads.append(
+                (
                     int(b_start),
                     1 if b_count is None else int(b_count),
                     int(n_start),
                     1 if n_count is None else int(n_count),
                 )
             )
-        elif not hunks and line.startswith(("Binary files ", "GIT binary patch")):
+            bodies.append([])
+        elif heads and line[:1] in ("-", "+", "\\"):
+            bodies[-1].append(line)
+        elif not heads and line.startswith(("Binary files ", "GIT binary patch")):
             binary = True
+    hunks = [
+        Hunk(*head, digest=hunk_digest(body)) for head, body in zip(heads, bodies, strict=True)
+    ]
     return hunks, binary
 
 

@@ -62,7 +62,8 @@ def onto_base(root: str | Path, ws: WorkingSet, onto: str | None) -> WorkingSet:
     if not between:
         return ws
     files = tuple(
-        replace(f, base_hunks=map_base_hunks(between[_key(f)], f.base_hunks))
+        # the hunks' text is the old base's: their ids would name other text on ``onto``
+        replace(f, base_hunks=map_base_hunks(between[_key(f)], f.base_hunks), hunk_ids=None)
         if f.base_hunks and _key(f) in between
         else f
         for f in ws.files

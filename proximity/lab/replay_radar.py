@@ -285,8 +285,9 @@ def _with_planned(files: list[dict[str, Any]], planned: list[dict[str, object]])
         path = str(entry["path"])
         had = out.get(path)
         if had is None or "baseHunks" not in entry or "baseHunks" not in had:
-            out[path] = {**(had or {}), **entry}
+            out[path] = {k: v for k, v in {**(had or {}), **entry}.items() if k != "hunkIds"}
             continue
+        had.pop("hunkIds", None)  # the planned hunks have no text read: no ids for the union
         for key in ("lines", "baseHunks"):
             mine: Any = entry.get(key) or []
             spans = {(int(a), int(b)) for a, b in [*had.get(key, []), *mine]}

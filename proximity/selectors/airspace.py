@@ -22,7 +22,16 @@ from proximity.models import (
 __all__ = ["AirspaceInputs", "airspace_inputs", "latest_scan", "pair_key"]
 
 HISTORY_WINDOW = timedelta(minutes=15)
-_ENGINE_FILE_KEYS = ("path", "lines", "baseHunks", "status", "oldPath", "weight", "touchedAt")
+_ENGINE_FILE_KEYS = (
+    "path",
+    "lines",
+    "baseHunks",
+    "hunkIds",
+    "status",
+    "oldPath",
+    "weight",
+    "touchedAt",
+)
 
 
 def pair_key(a: str, b: str) -> str:

@@ -103,3 +103,33 @@ def test_unquote_c_path(quoted: str, path: str) -> None:
 def test_bad_raw_line_is_a_clear_error() -> None:
     with pytest.raises(DiffParseError, match="not a --raw line"):
         parse_raw_patch(":garbage\n")
+
+
+def _one_file(body: str) -> FileDiff:
+    head = ":100644 100644 1111111 2222222 M\tf.txt\n\ndiff --git a/f.txt b/f.txt\n"
+    return parse_raw_patch(head + "--- a/f.txt\n+++ b/f.txt\n" + body)[0]
+
+
+def test_a_hunk_s_id_names_its_text_so_two_branches_can_tell_one_change_made_twice() -> None:
+    fix = "@@ -2 +2 @@\n-b\n+B\n@@ -7,0 +8 @@\n+new\n"
+    mine, theirs = _one_file(fix), _one_file(fix)
+    assert mine.hunk_ids is not None
+    assert mine.hunk_ids == theirs.hunk_ids
+    assert len(set(mine.hunk_ids)) == 2
+    other = _one_file("@@ -2 +2 @@\n-b\n+C\n@@ -7,0 +8 @@\n+new\n")
+    assert other.hunk_ids is not None
+    assert other.hunk_ids[0] != mine.hunk_ids[0]
+    assert other.hunk_ids[1] == mine.hunk_ids[1]
+    # git's "no newline at end of file" mark is part of the text
+    unterminated = _one_file("@@ -2 +2 @@\n-b\n+B\n\\ No newline at end of file\n")
+    assert unterminated.hunk_ids is not None
+    assert unterminated.hunk_ids[0] != mine.hunk_ids[0]
+    # equality of parsed diffs is about lines, not ids (hunks built from numbers alone)
+    assert mine.hunks[0] == Hunk(2, 1, 2, 1)
+
+
+def test_a_binary_file_or_hunks_built_from_numbers_have_no_ids() -> None:
+    assert FileDiff("f", "M", hunks=(Hunk(2, 1, 2, 1),)).hunk_ids is None
+    binary = parse_raw_patch(PATCH)[0]
+    assert binary.binary
+    assert binary.hunk_ids is None

@@ -132,10 +132,18 @@ def test_working_sets_carry_base_and_new_side_ranges_against_the_common_base(
     records: Records,
 ) -> None:
     r = records[(1, 2)]
-    assert r["filesA"] == [{"path": "pkg/a.py", "status": "M", "baseHunks": [[2, 2]],
-                            "lines": [[2, 3]]}]  # fmt: skip
-    assert r["filesB"] == [{"path": "pkg/a.py", "status": "M", "baseHunks": [[3, 1]],
-                            "lines": [[3, 3]]}]  # fmt: skip
+    bare = {
+        k: [{x: v for x, v in f.items() if x != "hunkIds"} for f in r[k]]
+        for k in ("filesA", "filesB")
+    }
+    ids_a, ids_b = r["filesA"][0]["hunkIds"], r["filesB"][0]["hunkIds"]
+    assert bare["filesA"] == [{"path": "pkg/a.py", "status": "M", "baseHunks": [[2, 2]],
+                               "lines": [[2, 3]]}]  # fmt: skip
+    assert bare["filesB"] == [{"path": "pkg/a.py", "status": "M", "baseHunks": [[3, 1]],
+                               "lines": [[3, 3]]}]  # fmt: skip
+    # one digest per hunk, of its text: the two sides changed other lines differently
+    assert len(ids_a) == len(ids_b) == 1
+    assert ids_a != ids_b
     assert r["b"]["at"] == "2023-11-14T22:13:40Z"  # pr2's first commit, T0 + 20
     assert r["drift"] == {"a": False, "b": False}
 

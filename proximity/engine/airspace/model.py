@@ -30,6 +30,9 @@ class FileChange:
     path: str
     lines: tuple[Range, ...] | None = None
     base_hunks: tuple[Range, ...] | None = None
+    hunk_ids: tuple[str, ...] | None = None
+    """A digest of each base hunk's text, aligned with ``base_hunks`` (git working sets carry
+    them): a hunk another agent made identically is no collision (:mod:`.regions`)."""
     status: str | None = None
     old_path: str | None = None
     weight: float | None = None

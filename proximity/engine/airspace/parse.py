@@ -9,6 +9,7 @@ adjacency object as ``graph`` (docs/DECISIONS.md, "ecc-v0 accepts what the refer
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["graph_adjacency", "parse_airspace"]
 
 _STATUSES = frozenset("AMDRCT")
+_HUNK_ID = re.compile(r"[0-9a-f]{8,64}")
 
 
 def _pairs(value: Any, field: str, *, hunks: bool, lenient: bool = False) -> tuple[Range, ...]:
@@ -71,6 +73,17 @@ def _optional(entry: Mapping[str, Any], key: str) -> Any:
     return entry.get(key)
 
 
+def _hunk_ids(value: Any, hunks: Any, field: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not isinstance(hunks, list) or len(value) != len(hunks):
+        raise AirspaceInputError(field, "must be a list with one id per baseHunks entry")
+    for k, item in enumerate(value):
+        if not isinstance(item, str) or not _HUNK_ID.fullmatch(item):
+            raise AirspaceInputError(f"{field}[{k}]", "must be 8 to 64 hex digits")
+    return tuple(value)
+
+
 def _file(entry: Any, field: str, *, lenient: bool) -> FileChange:
     if not isinstance(entry, Mapping):
         raise AirspaceInputError(field, "must be an object")
@@ -80,6 +93,7 @@ def _file(entry: Any, field: str, *, lenient: bool) -> FileChange:
     if status is not None and (not isinstance(status, str) or status[:1] not in _STATUSES):
         raise AirspaceInputError(f"{field}.status", "must be one of git's A/M/D/R/C/T")
     old = _optional(entry, "oldPath")
+    ids = _hunk_ids(_optional(entry, "hunkIds"), hunks, f"{field}.hunkIds")
     weight = _optional(entry, "weight")
     touched = _optional(entry, "touchedAt")
     return FileChange(
@@ -88,6 +102,7 @@ def _file(entry: Any, field: str, *, lenient: bool) -> FileChange:
         if lines is None
         else _pairs(lines, f"{field}.lines", hunks=False, lenient=lenient),
         base_hunks=None if hunks is None else _pairs(hunks, f"{field}.baseHunks", hunks=True),
+        hunk_ids=ids,
         status=None if status is None else status[0],
         old_path=None if old is None else path_field(old, f"{field}.oldPath"),
         weight=None if weight is None else number(weight, f"{field}.weight"),

@@ -15,9 +15,9 @@ from proximity.engine.airspace.coupling import FileHolders
 from proximity.engine.airspace.crossing import IntervalSets
 from proximity.engine.airspace.ecc_fast import holders_of
 from proximity.engine.airspace.model import Airspace, FileChange
-from proximity.engine.airspace.regions import base_key
+from proximity.engine.airspace.regions import base_key, identified_hunks, twin_channels
 
-__all__ = ["RadarArrays", "radar_arrays"]
+__all__ = ["RadarArrays", "Twins", "radar_arrays"]
 
 Ints = NDArray[np.int64]
 Floats = NDArray[np.float64]
@@ -34,6 +34,18 @@ class RadarArrays(NamedTuple):
     unit_whole: NDArray[np.bool_]
     regions: IntervalSets
     intent: list[list[str]]
+    twins: Twins | None = None
+    """Unit pairs that made some hunk identically, with their channels recomputed without
+    those hunks (:func:`.regions.twin_channels`); ``None`` when there are none."""
+
+
+class Twins(NamedTuple):
+    """Unordered unit pairs ``min * n_units + max`` (sorted) and each one's overlap
+    coefficient and abutting flag with the identical hunks set apart."""
+
+    codes: Ints
+    coefficient: Floats
+    touching: NDArray[np.bool_]
 
 
 def _doubled(change: FileChange) -> list[tuple[int, int]] | None:
@@ -127,7 +139,47 @@ def radar_arrays(
         whole,
         merged,
         intent,
+        _twins(files, unit_of, codes // n_keys),
     )
+
+
+def _twins(files: list[tuple[int, FileChange]], unit_of: Ints, unit_agent: Ints) -> Twins | None:
+    """The unit pairs sharing an identical hunk (none unless working sets carry hunk ids)."""
+    if not any(f.hunk_ids for _, f in files):
+        return None
+    listed: dict[int, list[FileChange]] = {}
+    for k, (_, f) in enumerate(files):
+        listed.setdefault(int(unit_of[k]), []).append(f)
+    hunks = {u: identified_hunks(fs) for u, fs in listed.items()}
+    holders: dict[tuple[int, int, str], list[int]] = {}
+    for u, hs in hunks.items():
+        for h in hs or ():
+            holders.setdefault(h, []).append(u)
+    # a hunk id is the text's digest, so holders of one (start, count, id) share a base key
+    # only by luck; the key is checked with the agents below
+    pairs = {
+        (min(u, v), max(u, v))
+        for us in holders.values()
+        if len(us) > 1
+        for n, u in enumerate(us)
+        for v in us[n + 1 :]
+        if unit_agent[u] != unit_agent[v]
+    }
+    pairs = {(u, v) for u, v in pairs if _same_key(listed[u], listed[v])}
+    if not pairs:
+        return None
+    n_units = len(unit_agent)
+    ordered = sorted(pairs)
+    found = [twin_channels(hunks[u], hunks[v]) for u, v in ordered]
+    return Twins(
+        np.array([u * n_units + v for u, v in ordered], dtype=np.int64),
+        np.array([c[0] if c else 0.0 for c in found], dtype=np.float64),
+        np.array([bool(c and c[1]) for c in found], dtype=bool),
+    )
+
+
+def _same_key(a: list[FileChange], b: list[FileChange]) -> bool:
+    return base_key(a[0]) == base_key(b[0])
 
 
 def _without(sets: IntervalSets, whole: NDArray[np.bool_]) -> IntervalSets:

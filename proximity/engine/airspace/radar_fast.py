@@ -24,7 +24,7 @@ from proximity.engine.airspace.crossing import (
 from proximity.engine.airspace.model import Airspace
 from proximity.engine.airspace.paths import path_segments
 from proximity.engine.airspace.profiles import Settings
-from proximity.engine.airspace.radar_arrays import RadarArrays, radar_arrays
+from proximity.engine.airspace.radar_arrays import RadarArrays, Twins, radar_arrays
 from proximity.engine.airspace.reference_radar import conflict_pairs
 from proximity.engine.airspace.table import PairTable, all_pairs
 from proximity.engine.airspace.treeindex import tree_min_matrix
@@ -66,7 +66,7 @@ def _overlap_adjacency(
         keep &= (agent[x] == focus) | (agent[y] == focus)
     x, y = x[keep], y[keep]
     inter, touch = pair_intervals(interval_sets, x, y)
-    fields = (agent, weight, sticky, whole, interval_sets.size)
+    fields = (agent, weight, sticky, whole, interval_sets.size, arrays.twins)
     _score(overlap, adjacency, fields, x, y, inter, touch, floor)
     for g in np.flatnonzero(size >= _BLOCK).tolist():
         members = order[ptr[g] : ptr[g + 1]]
@@ -98,16 +98,23 @@ def _against(members: Ints, agent: Ints, focus: int) -> tuple[Ints, Ints]:
 def _score(
     overlap: Floats,
     adjacency: Floats,
-    fields: tuple[Ints, Floats, Floats, NDArray[np.bool_], Ints],
+    fields: tuple[Ints, Floats, Floats, NDArray[np.bool_], Ints, Twins | None],
     x: Ints,
     y: Ints,
     inter: NDArray[np.float64] | Ints,
     near: NDArray[np.bool_],
     floor: float | None,
 ) -> None:
-    agent, weight, sticky, whole, size = fields
+    agent, weight, sticky, whole, size, twins = fields
     smallest = np.maximum(np.minimum(size[x], size[y]), 1)
     coefficient = np.where(whole[x] | whole[y], 1.0, inter / smallest)
+    if twins is not None:
+        # pairs that made a hunk identically: their channels without it (few, precomputed)
+        codes = np.minimum(x, y) * len(whole) + np.maximum(x, y)
+        at = np.minimum(np.searchsorted(twins.codes, codes), len(twins.codes) - 1)
+        hit = twins.codes[at] == codes
+        coefficient = np.where(hit, twins.coefficient[at], coefficient)
+        near = np.where(hit, twins.touching[at], near)
     if floor is not None:
         coefficient = np.where(coefficient > 0, np.maximum(coefficient, floor), coefficient)
     _write(overlap, agent[x], agent[y], sticky[x] * sticky[y] * coefficient)

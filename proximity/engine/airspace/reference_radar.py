@@ -12,12 +12,21 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from proximity.engine.airspace.model import Agent, Airspace
+from proximity.engine.airspace.model import Agent, Airspace, FileChange
 from proximity.engine.airspace.paths import is_prefix_path, path_segments
 from proximity.engine.airspace.profiles import Settings
 from proximity.engine.airspace.recency import recency_weight
 from proximity.engine.airspace.reference_ecc import graph_distance
-from proximity.engine.airspace.regions import abuts, base_key, base_regions, region_overlap, union
+from proximity.engine.airspace.regions import (
+    IdentifiedHunks,
+    abuts,
+    base_key,
+    base_regions,
+    identified_hunks,
+    region_overlap,
+    twin_channels,
+    union,
+)
 from proximity.engine.airspace.table import PairTable, all_pairs
 
 __all__ = ["WorkingSet", "radar_pair_channels", "score_radar_reference", "working_sets"]
@@ -43,6 +52,7 @@ class WorkingSet:
     ) -> None:
         self.weights: dict[str, float] = {}
         by_key: dict[str, list[list[Interval] | None]] = {}
+        entries: dict[str, list[FileChange]] = {}
         self.key_weights: dict[str, float] = {}
         self.overlap_weights: dict[str, float] = {}
         sticky = floor if overlap_floor is None else max(floor, overlap_floor)
@@ -51,10 +61,14 @@ class WorkingSet:
             self.weights[f.path] = max(w, self.weights.get(f.path, 0.0))
             key = base_key(f)
             by_key.setdefault(key, []).append(base_regions(f))
+            entries.setdefault(key, []).append(f)
             self.key_weights[key] = max(w, self.key_weights.get(key, 0.0))
             wo = recency_weight(f, now_ms, floor=sticky, half_life_s=half_life_s)
             self.overlap_weights[key] = max(wo, self.overlap_weights.get(key, 0.0))
         self.regions = {key: union(regions) for key, regions in by_key.items()}
+        self.hunks: dict[str, IdentifiedHunks | None] = {
+            key: identified_hunks(listed) for key, listed in entries.items()
+        }
         self.intent = [i.path for i in agent.intent if i.active(now_ms)]
 
 
@@ -72,11 +86,16 @@ def _overlap_adjacency(a: WorkingSet, b: WorkingSet, floor: float | None) -> tup
     overlap = adjacency = 0.0
     for key in a.regions.keys() & b.regions.keys():
         w = a.key_weights[key] * b.key_weights[key]
-        coefficient = region_overlap(a.regions[key], b.regions[key])
+        twins = twin_channels(a.hunks[key], b.hunks[key])
+        if twins is None:
+            coefficient = region_overlap(a.regions[key], b.regions[key])
+            touching = coefficient == 0 and abuts(a.regions[key], b.regions[key])
+        else:
+            coefficient, touching = twins
         if floor is not None and coefficient > 0:
             coefficient = max(coefficient, floor)
         overlap = max(overlap, a.overlap_weights[key] * b.overlap_weights[key] * coefficient)
-        if coefficient == 0 and abuts(a.regions[key], b.regions[key]):
+        if touching:
             adjacency = max(adjacency, w)
     return overlap, adjacency
 

@@ -15,9 +15,20 @@ from collections.abc import Iterable, Sequence
 from proximity.engine.airspace.lines import covered, intersection_size, merge_ranges
 from proximity.engine.airspace.model import FileChange
 
-__all__ = ["abuts", "base_key", "base_regions", "hunk_regions", "region_overlap"]
+__all__ = [
+    "IdentifiedHunks",
+    "abuts",
+    "apart_from_twins",
+    "base_key",
+    "base_regions",
+    "hunk_regions",
+    "identified_hunks",
+    "region_overlap",
+    "twin_channels",
+]
 
 Interval = tuple[int, int]
+IdentifiedHunks = frozenset[tuple[int, int, str]]
 
 
 def base_key(change: FileChange) -> str:
@@ -80,3 +91,52 @@ def abuts(a: Sequence[Interval] | None, b: Sequence[Interval] | None) -> bool:
     if a is None or b is None:
         return False
     return any(_touch(sa, ea, sb, eb) for sa, ea in a for sb, eb in b)
+
+
+def identified_hunks(changes: Iterable[FileChange]) -> IdentifiedHunks | None:
+    """The ``(start, count, id)`` hunks of one agent's entries for one base key; ``None`` when
+    any entry has no base hunks or no id per hunk (its text is unknown)."""
+    out: set[tuple[int, int, str]] = set()
+    for c in changes:
+        ids = c.hunk_ids
+        if not c.base_hunks or ids is None or len(ids) != len(c.base_hunks):
+            return None
+        out.update((s, n, h) for (s, n), h in zip(c.base_hunks, ids, strict=True))
+    return frozenset(out)
+
+
+def apart_from_twins(
+    a: IdentifiedHunks | None, b: IdentifiedHunks | None
+) -> tuple[list[Interval], list[Interval]] | None:
+    """Both sides' regions without the hunks both made identically (same base lines, same
+    text: git's merge takes the one result and reports nothing), or ``None`` when they share
+    no such hunk and their regions stand as they are.
+
+    Two hunks of one side never touch (git's diff would have made them one), so a twin's
+    neighbours on either side are compared exactly as without it.
+    """
+    if a is None or b is None:
+        return None
+    shared = a & b
+    if not shared:
+        return None
+    return (
+        hunk_regions((s, n) for s, n, _ in a - shared),
+        hunk_regions((s, n) for s, n, _ in b - shared),
+    )
+
+
+def twin_channels(
+    a: IdentifiedHunks | None, b: IdentifiedHunks | None
+) -> tuple[float, bool] | None:
+    """``(overlap coefficient, abutting)`` of one shared file with the twins set apart
+    (:func:`apart_from_twins`); ``None`` when there are none. A side left with nothing
+    overlaps and touches nothing."""
+    apart = apart_from_twins(a, b)
+    if apart is None:
+        return None
+    ra, rb = apart
+    if not ra or not rb:
+        return 0.0, False
+    coefficient = region_overlap(ra, rb)
+    return coefficient, coefficient == 0 and abuts(ra, rb)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,7 +22,7 @@ from proximity.lab.backtest.pyimports import BlobReader, TreeImports
 from proximity.lab.backtest.sampling import Candidate
 from proximity.sources.git._run import git, git_text
 
-__all__ = ["MiningStats", "mine_pairs", "pair_id", "pair_record"]
+__all__ = ["MiningStats", "mine_pairs", "pair_id", "pair_record", "refresh_files"]
 
 _DIFF = [
     "diff", "--raw", "-p", "-U0", "-M", "--no-color", "--no-ext-diff", "--no-textconv",
@@ -53,6 +53,8 @@ def _file_entry(diff: FileDiff) -> dict[str, Any]:
         entry["oldPath"] = diff.old_path
     if not diff.binary:
         entry["baseHunks"] = [list(h) for h in diff.base_hunks]
+        if diff.hunk_ids is not None:
+            entry["hunkIds"] = list(diff.hunk_ids)
         if diff.status != "D" and diff.lines:
             entry["lines"] = [list(r) for r in diff.lines]
     return entry
@@ -126,6 +128,33 @@ def pair_record(
         "filesB": files_b,
         "imports": {k: list(v) for k, v in graph.items()},
     }
+
+
+def refresh_files(
+    repo: str | Path, records: Iterable[Mapping[str, Any]]
+) -> Iterator[dict[str, Any]]:
+    """Each mined record with ``filesA``/``filesB`` read again from its commits by this code
+    (the file entries gained ``hunkIds``); every other field kept, the merge checks included."""
+    root = Path(repo)
+    diffs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+
+    def files(base: str, tip: str) -> list[dict[str, Any]]:
+        if (base, tip) not in diffs:
+            if len(diffs) >= 512:  # pairs share sides in runs; a bound, not a cache policy
+                diffs.clear()
+            text = git_text(root, [*_DIFF, base, tip])
+            diffs[(base, tip)] = sorted(
+                (_file_entry(d) for d in parse_raw_patch(text)), key=lambda e: e["path"]
+            )
+        return diffs[(base, tip)]
+
+    for record in records:
+        base = str(record["base"])
+        yield {
+            **record,
+            "filesA": files(base, str(record["a"]["commit"])),
+            "filesB": files(base, str(record["b"]["commit"])),
+        }
 
 
 def pair_id(repo_name: str, c: Candidate) -> str:

@@ -2,10 +2,11 @@
 
 Mining: ``backtest_conflicts REPO [--since DATE] [--max-pairs N] [--out pairs.jsonl]`` (read-only on
 REPO); ``--build-breaks`` also labels each textually clean pair by the static merge check and adds
-its symbol data; ``REPO --refresh-symbols pairs.jsonl --out new.jsonl`` recomputes only the
-symbol data of mined pairs with this code. Scoring: ``backtest_conflicts --score pairs.jsonl
---profile NAME`` (``--build-breaks``: the symbol channel's recall on build breaks and its alarm
-rate; a pair whose symbol read failed is unchecked for a profile with the symbol channel).
+its symbol data; ``REPO --refresh-symbols pairs.jsonl --out new.jsonl`` recomputes the file
+entries and the symbol data of mined pairs with this code (not the merge checks). Scoring:
+``backtest_conflicts --score pairs.jsonl --profile NAME`` (``--build-breaks``: the symbol
+channel's recall on build breaks and its alarm rate; a pair whose symbol read failed is
+unchecked for a profile with the symbol channel).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from proximity.lab.backtest import (
     sample_candidates,
 )
 from proximity.lab.backtest.buildbreaks import label_build_breaks, refresh_symbols, scratch_env
-from proximity.lab.backtest.pairs import pair_id
+from proximity.lab.backtest.pairs import pair_id, refresh_files
 
 
 def _moment(date: str, flag: str) -> float:
@@ -200,7 +201,9 @@ class Command(BaseCommand):
                     failed += "symbolsError" in row
                     yield row
 
-            refreshed = refresh_symbols(repo, records, timeout=o["symbol_timeout"])
+            refreshed = refresh_symbols(
+                repo, refresh_files(repo, records), timeout=o["symbol_timeout"]
+            )
             written = self._write(o, counted(refreshed))
         self.stderr.write(f"{written} pairs refreshed, {failed} with their symbol read unchecked")
 

@@ -62,6 +62,7 @@ class WorkingFile:
     binary: bool = False
     untracked: bool = False
     touched_at: datetime | None = None
+    hunk_ids: tuple[str, ...] | None = None
 
     @property
     def whole_file(self) -> bool:
@@ -74,6 +75,8 @@ class WorkingFile:
             entry["lines"] = [list(r) for r in self.lines]
         if self.base_hunks:
             entry["baseHunks"] = [list(h) for h in self.base_hunks]
+            if self.hunk_ids is not None and len(self.hunk_ids) == len(self.base_hunks):
+                entry["hunkIds"] = list(self.hunk_ids)
         if self.old_path is not None:
             entry["oldPath"] = self.old_path
         if self.touched_at is not None:
@@ -185,8 +188,9 @@ def _tracked_file(diff: FileDiff, root: Path, times: dict[str, datetime]) -> Wor
         return replace(entry, untracked=False, touched_at=touched)
     lines = () if diff.binary or diff.status == "D" else diff.lines
     hunks = () if diff.binary else diff.base_hunks
+    ids = None if diff.binary else diff.hunk_ids
     return WorkingFile(diff.path, diff.status, diff.old_path, lines, hunks, diff.binary,
-                       touched_at=touched)  # fmt: skip
+                       touched_at=touched, hunk_ids=ids)  # fmt: skip
 
 
 def _merge_base(root: Path, base: str, worktree: Worktree) -> str:

@@ -32,6 +32,9 @@ def _file(rng: random.Random) -> dict[str, Any]:
         entry["lines"] = []
     if rng.random() < 0.5:
         entry["baseHunks"] = [[rng.randint(0, 30), rng.choice([0, 1, 3, 8])] for _ in range(2)]
+        if rng.random() < 0.6:
+            # few distinct texts, so agents often make a hunk identically (twins)
+            entry["hunkIds"] = [f"{rng.randint(0, 2):016x}" for _ in entry["baseHunks"]]
     if rng.random() < 0.15:
         entry["status"], entry["oldPath"] = "R", _path(rng)
     elif rng.random() < 0.1:
@@ -43,11 +46,29 @@ def _file(rng: random.Random) -> dict[str, Any]:
     return entry
 
 
+def _twin(rng: random.Random, entry: dict[str, Any]) -> dict[str, Any]:
+    """Another agent's entry made again: the same hunks and text, some kept, one maybe added."""
+    kept = [k for k in range(len(entry["baseHunks"])) if rng.random() < 0.7] or [0]
+    hunks = [entry["baseHunks"][k] for k in kept]
+    ids = [entry["hunkIds"][k] for k in kept]
+    if rng.random() < 0.5:
+        hunks.append([rng.randint(0, 30), rng.choice([0, 1, 3])])
+        ids.append(f"{rng.randint(3, 4):016x}")
+    twin = {"path": entry["path"], "baseHunks": hunks, "hunkIds": ids}
+    for key in ("status", "oldPath", "weight", "touchedAt"):
+        if key in entry and rng.random() < 0.7:
+            twin[key] = entry[key]
+    return twin
+
+
 def random_airspace(seed: int, n_agents: int = 6, max_files: int = 5) -> dict[str, Any]:
     rng = random.Random(seed)
     agents = []
     for a in range(n_agents):
         files = [_file(rng) for _ in range(rng.randint(0, max_files))]
+        earlier = [f for other in agents for f in other["files"] if "hunkIds" in f]
+        if earlier and rng.random() < 0.5:
+            files.append(_twin(rng, rng.choice(earlier)))
         intent = [
             {
                 "path": rng.choice([_path(rng), rng.choice(DIRS[:-1])]),

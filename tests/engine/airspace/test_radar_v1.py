@@ -334,3 +334,79 @@ def test_profile_and_version_travel_with_the_result() -> None:
     assert result["profile"] == "radar-v1"
     assert result["scorerVersion"]
     assert result["generatedAt"] == "2026-09-15T12:00:00.000Z"
+
+
+def _made(path: str, *hunks: tuple[int, int, str]) -> dict[str, Any]:
+    """A git working-set entry: base hunks with the digest of each one's text."""
+    return {
+        "path": path,
+        "baseHunks": [[s, n] for s, n, _ in hunks],
+        "hunkIds": [h for _, _, h in hunks],
+    }
+
+
+SAME, OTHER, THIRD = "a1" * 8, "b2" * 8, "c3" * 8
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_hunk_both_made_identically_is_no_overlap(engine: str) -> None:
+    # One branch carries the other's change (a cherry-pick, a merged-in branch): git takes the
+    # one result on those lines and reports nothing, so neither does the radar.
+    twins = airspace(
+        agent("a", _made("src/x.py", (20, 2, SAME))),
+        agent("b", _made("src/x.py", (20, 2, SAME), (40, 1, OTHER))),
+    )
+    got = channels(twins, engine)
+    assert (got["overlap"], got["adjacency"]) == (0.0, 0.0)
+    assert pair_link(radar(twins, engine), "a", "b")["level"] == "clear"
+    # the same lines changed differently still overlap
+    rival = airspace(
+        agent("a", _made("src/x.py", (20, 2, OTHER))),
+        agent("b", _made("src/x.py", (20, 2, SAME), (40, 1, OTHER))),
+    )
+    assert channels(rival, engine)["overlap"] == 1.0
+    # without ids (a planned edit, an older reporter) nothing is set apart
+    bare = airspace(
+        agent("a", {"path": "src/x.py", "baseHunks": [[20, 2]]}),
+        agent("b", _made("src/x.py", (20, 2, SAME))),
+    )
+    assert channels(bare, engine)["overlap"] == 1.0
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_rest_of_two_branches_that_share_a_hunk_is_compared_as_usual(engine: str) -> None:
+    a = _made("src/x.py", (20, 2, SAME), (30, 2, OTHER))
+    overlapping = airspace(
+        agent("a", a), agent("b", _made("src/x.py", (20, 2, SAME), (31, 1, THIRD)))
+    )
+    assert channels(overlapping, engine)["overlap"] == 1.0
+    abutting = airspace(agent("a", a), agent("b", _made("src/x.py", (20, 2, SAME), (32, 3, THIRD))))
+    got = channels(abutting, engine)
+    assert (got["overlap"], got["adjacency"]) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_twins_count_per_pair_on_a_hot_file(engine: str) -> None:
+    # 60 agents on one file take the fast scorer's dense-block path; t0 and t1 made one hunk
+    # identically, tx changed the same line differently, the rest other lines
+    agents = [agent(t, _made("hot.py", (5, 1, SAME))) for t in ("t0", "t1")]
+    agents.append(agent("tx", _made("hot.py", (5, 1, OTHER))))
+    agents += [agent(f"t{k}", _made("hot.py", (5 + 3 * k, 1, f"{k:016x}"))) for k in range(2, 59)]
+    result = radar(airspace(*agents), engine)
+    twins = [link for link in result["links"] if {link["a"], link["b"]} == {"t0", "t1"}]
+    assert all(link["channels"]["overlap"] == 0.0 for link in twins)
+    assert all(link["level"] == "clear" for link in twins)
+    for t in ("t0", "t1"):
+        assert pair_link(result, t, "tx")["channels"]["overlap"] == 1.0
+
+
+def test_hunk_ids_must_name_each_base_hunk() -> None:
+    from proximity.engine.airspace import parse_airspace
+    from proximity.engine.airspace.validate import AirspaceInputError
+
+    short = airspace(agent("a", {"path": "x.py", "baseHunks": [[1, 1], [5, 0]], "hunkIds": [SAME]}))
+    with pytest.raises(AirspaceInputError, match=r"agents\[0\]\.files\[0\]\.hunkIds"):
+        parse_airspace(short)
+    odd = airspace(agent("a", {"path": "x.py", "baseHunks": [[1, 1]], "hunkIds": ["not hex"]}))
+    with pytest.raises(AirspaceInputError, match=r"hunkIds\[0\]"):
+        parse_airspace(odd)

@@ -57,6 +57,16 @@ BAD_REPORTS = {
     "line_not_an_int": (_good(lines=[["one", 3]]), "files[0].lines[0][0]", "integer"),
     "naive_datetime": ({**_good(), "startedAt": "2026-01-01T00:00:00"}, "startedAt", "timezone"),
     "missing_files": ({"repository": "web", "agentId": "a1"}, "files", "required"),
+    "hunk_id_not_hex": (
+        _good(baseHunks=[[3, 1]], hunkIds=["<script>"]),
+        "files[0].hunkIds[0]",
+        "pattern",
+    ),
+    "hunk_ids_not_one_per_hunk": (
+        _good(baseHunks=[[3, 1], [9, 0]], hunkIds=["a1" * 8]),
+        "files[0].hunkIds",
+        "one id per baseHunks entry",
+    ),
 }
 
 

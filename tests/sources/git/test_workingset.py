@@ -22,8 +22,30 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> ScriptedRepo:
 
 
 @pytest.fixture(scope="module")
-def agents(scenario: ScriptedRepo) -> dict[str, Any]:
+def with_ids(scenario: ScriptedRepo) -> dict[str, Any]:
     return {ws.agent_id: ws.to_agent_json() for ws in read_working_sets(scenario.root)}
+
+
+def _bare(files: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in f.items() if k != "hunkIds"} for f in files]
+
+
+@pytest.fixture(scope="module")
+def agents(with_ids: dict[str, Any]) -> dict[str, Any]:
+    """The entries without their hunk ids (digests, checked on their own below)."""
+    return {name: {**agent, "files": _bare(agent["files"])} for name, agent in with_ids.items()}
+
+
+def test_a_hunk_read_from_git_carries_the_digest_of_its_text(with_ids: dict[str, Any]) -> None:
+    files = {f["path"]: f for a in with_ids.values() for f in a["files"]}
+    for path in ("app/core.py", "app/util.py", "gone.txt", "app/beta_new.py"):
+        assert len(files[path]["hunkIds"]) == len(files[path]["baseHunks"]), path
+    # alpha and beta both changed app/core.py, on other lines: other text, other ids
+    alpha = next(f for f in with_ids["alpha"]["files"] if f["path"] == "app/core.py")
+    beta = next(f for f in with_ids["beta"]["files"] if f["path"] == "app/core.py")
+    assert alpha["hunkIds"] != beta["hunkIds"]
+    # an untracked file is read from disk, not from a diff: no ids, so nothing is set apart
+    assert "hunkIds" not in files["notes/todo.txt"]
 
 
 def test_committed_work_and_uncommitted_edit_are_both_visible(agents: dict[str, Any]) -> None:
@@ -80,7 +102,7 @@ def test_detached_head_gets_folder_agent_id_and_a_warning(scenario: ScriptedRepo
     assert delta.branch is None
     assert delta.errors == ()
     assert "detached HEAD" in delta.warnings[0]
-    assert delta.to_agent_json()["files"] == [
+    assert _bare(delta.to_agent_json()["files"]) == [
         {"path": "app/core.py", "status": "M", "lines": [[7, 7]], "baseHunks": [[7, 1]],
          "touchedAt": UNCOMMITTED},
     ]  # fmt: skip
@@ -192,7 +214,7 @@ def test_committed_deletion_is_dated_by_its_commit(tmp_path: Path) -> None:
     (repo.path("w") / "b.txt").unlink()
     repo.commit("w: drop b", worktree="w")
     (ws,) = [ws for ws in read_working_sets(repo.root) if ws.agent_id == "w"]
-    assert ws.to_agent_json()["files"] == [
+    assert _bare(ws.to_agent_json()["files"]) == [
         {"path": "b.txt", "status": "D", "baseHunks": [[1, 3]], "touchedAt": COMMIT_2}
     ]
 
