@@ -139,47 +139,48 @@ def radar_arrays(
         whole,
         merged,
         intent,
-        _twins(files, unit_of, codes // n_keys),
+        _twins(files, unit_of, codes // n_keys, codes % n_keys),
     )
 
 
-def _twins(files: list[tuple[int, FileChange]], unit_of: Ints, unit_agent: Ints) -> Twins | None:
-    """The unit pairs sharing an identical hunk (none unless working sets carry hunk ids)."""
-    if not any(f.hunk_ids for _, f in files):
-        return None
+def _twins(
+    files: list[tuple[int, FileChange]], unit_of: Ints, unit_agent: Ints, unit_key: Ints
+) -> Twins | None:
+    """The unit pairs sharing an identical hunk (none unless working sets carry hunk ids);
+    only files that two agents changed are looked at."""
+    units, keys, agents = unit_of.tolist(), unit_key.tolist(), unit_agent.tolist()
+    shared = (np.bincount(unit_key)[unit_key] > 1)[unit_of].tolist()
     listed: dict[int, list[FileChange]] = {}
-    for k, (_, f) in enumerate(files):
-        listed.setdefault(int(unit_of[k]), []).append(f)
-    hunks = {u: identified_hunks(fs) for u, fs in listed.items()}
-    holders: dict[tuple[int, int, str], list[int]] = {}
-    for u, hs in hunks.items():
-        for h in hs or ():
-            holders.setdefault(h, []).append(u)
-    # a hunk id is the text's digest, so holders of one (start, count, id) share a base key
-    # only by luck; the key is checked with the agents below
+    holders: dict[tuple[int, int, int, str], list[int]] = {}
+    for (_, f), u, both in zip(files, units, shared, strict=True):
+        if not both:
+            continue
+        listed.setdefault(u, []).append(f)
+        if f.hunk_ids and f.base_hunks and len(f.hunk_ids) == len(f.base_hunks):
+            for (start, count), h in zip(f.base_hunks, f.hunk_ids, strict=True):
+                holders.setdefault((keys[u], start, count, h), []).append(u)
     pairs = {
         (min(u, v), max(u, v))
         for us in holders.values()
         if len(us) > 1
         for n, u in enumerate(us)
         for v in us[n + 1 :]
-        if unit_agent[u] != unit_agent[v]
+        if agents[u] != agents[v]
     }
-    pairs = {(u, v) for u, v in pairs if _same_key(listed[u], listed[v])}
     if not pairs:
         return None
-    n_units = len(unit_agent)
     ordered = sorted(pairs)
+    hunks = {u: identified_hunks(listed[u]) for pair in ordered for u in pair}
     found = [twin_channels(hunks[u], hunks[v]) for u, v in ordered]
+    kept = [(pair, c) for pair, c in zip(ordered, found, strict=True) if c is not None]
+    if not kept:
+        return None
+    n_units = len(unit_agent)
     return Twins(
-        np.array([u * n_units + v for u, v in ordered], dtype=np.int64),
-        np.array([c[0] if c else 0.0 for c in found], dtype=np.float64),
-        np.array([bool(c and c[1]) for c in found], dtype=bool),
+        np.array([u * n_units + v for (u, v), _ in kept], dtype=np.int64),
+        np.array([c[0] for _, c in kept], dtype=np.float64),
+        np.array([c[1] for _, c in kept], dtype=bool),
     )
-
-
-def _same_key(a: list[FileChange], b: list[FileChange]) -> bool:
-    return base_key(a[0]) == base_key(b[0])
 
 
 def _without(sets: IntervalSets, whole: NDArray[np.bool_]) -> IntervalSets:
