@@ -519,3 +519,28 @@ def test_a_retyped_interface_field_and_a_reader_in_real_worktrees(tmp_path: Path
         "src/report.ts",
         "read",
     )
+
+
+def test_a_ts_constructors_callers_are_the_files_that_construct_its_class() -> None:
+    """``new Cart()`` runs ``Cart.constructor``: twelve modules constructing a Cart make the
+    constructor a hub (``hub_files``), though none of them names ``constructor``."""
+    with_ctor = _edit(
+        CART,
+        "  static count = 0;\n",
+        "  static count = 0;\n\n  constructor() {\n    this.total = 0;\n  }\n",
+    )
+    changed = _edit(with_ctor, "    this.total = 0;\n  }", "    this.total = 1;\n  }")
+    user = (
+        "import {{ Cart }} from './cart';\n\nexport function c{k}() {{\n  return new Cart();\n}}\n"
+    )
+    more = {f"src/c{k}.ts": user.format(k=k) for k in range(12)}
+    hub = PROFILES["radar-v1-symbols"].symbol_strengths["hub_files"]
+    ctor = "src/cart.ts::Cart.constructor"
+    for extra, expected in (({}, False), (more, True)):
+        case = Scenario(
+            {**BASE, "src/cart.ts": with_ctor, **extra},
+            {"alpha": {"src/cart.ts": changed}},
+            _typescript,
+        )
+        change = next(c for c in case.data().sides["alpha"].changes if c.symbol == ctor)
+        assert (change.callers >= hub) is expected, change.callers
