@@ -47,20 +47,26 @@ BETA = ("mean = total / count if", "mean = round(total / count, 2) if")  # line 
 GAMMA = ("lowest = min(values)", "lowest = min(values, default=0)")  # line 9
 
 
-@pytest.fixture
-def three(tmp_path: Path) -> ScriptedRepo:
+def _worktrees(
+    tmp_path: Path, path: str, text: str, edits: dict[str, tuple[str, str]], committed: str
+) -> ScriptedRepo:
+    """One base file and a worktree per edit; ``committed``'s edit is committed, the rest not."""
     clear_index_cache()
     repo = ScriptedRepo.create(tmp_path)
     repo.write("app/__init__.py", "")
-    repo.write("app/stats.py", STATS)
+    repo.write(path, text)
     repo.commit("base")
-    for name in ("alpha", "beta", "gamma"):
+    for name, edit in edits.items():
         repo.add_worktree(name)
-    repo.write("app/stats.py", STATS.replace(*ALPHA), worktree="alpha")
-    repo.commit("alpha: totals are floats", worktree="alpha")
-    repo.write("app/stats.py", STATS.replace(*BETA), worktree="beta")
-    repo.write("app/stats.py", STATS.replace(*GAMMA), worktree="gamma")
+        repo.write(path, text.replace(*edit), worktree=name)
+    repo.commit(f"{committed}'s edit", worktree=committed)
     return repo
+
+
+@pytest.fixture
+def three(tmp_path: Path) -> ScriptedRepo:
+    edits = {"alpha": ALPHA, "beta": BETA, "gamma": GAMMA}
+    return _worktrees(tmp_path, "app/stats.py", STATS, edits, committed="alpha")
 
 
 def test_the_hook_the_command_and_the_scan_hear_two_edits_that_meet_through_a_local(
@@ -96,3 +102,65 @@ def test_the_server_answers_as_the_hook_does(three: ScriptedRepo, post_json: Any
     assert server("beta", 14) == _findings(_local(three, "beta", "app/stats.py", (14, 14)))
     assert server("beta", 14)["alpha"][0] == "advisory"
     assert server("gamma", 9) == {}
+
+
+NET = '''"""Connections."""
+
+
+def connect(url):
+    client = open_client(url)
+    client.timeout = 5
+    log(url)
+    client.retries = 3
+    log(url)
+    return client
+'''
+# one unchanged line between any two edits, so git's merge (and the radar's abutting rule)
+# sees no textual collision: only the data can couple them
+DELTA = ("client.timeout = 5", "client.timeout = 10")  # line 6, committed
+EPSILON = ("client.retries = 3", "client.retries = 5")  # line 8: another field
+ZETA = ("    return client\n", "    return client.ready()\n")  # line 10: reads the object
+
+
+@pytest.fixture
+def fields(tmp_path: Path) -> ScriptedRepo:
+    edits = {"delta": DELTA, "epsilon": EPSILON, "zeta": ZETA}
+    return _worktrees(tmp_path, "app/net.py", NET, edits, committed="delta")
+
+
+def test_two_fields_of_one_local_object_stay_apart_and_a_read_of_it_meets_both(
+    fields: ScriptedRepo,
+) -> None:
+    # epsilon sets another field of the object delta configures: git merges both, nothing meets
+    assert "delta" not in _findings(_local(fields, "epsilon", "app/net.py", (8, 8)))
+    # zeta reads the object both configure: it meets each field write
+    read = _findings(_local(fields, "zeta", "app/net.py", (10, 10)))
+    assert read["delta"][0] == "advisory"
+    scanned = _scan(fields)
+    assert {frozenset(p) for p in scanned} == {
+        frozenset(("delta", "zeta")),
+        frozenset(("epsilon", "zeta")),
+    }
+    assert read["delta"] == _band(scanned[frozenset(("delta", "zeta"))])
+    [item, *_] = scanned[frozenset(("delta", "zeta"))]["symbols"]
+    assert "client" in item["text"]
+
+
+@pytest.mark.django_db
+def test_the_server_keeps_two_fields_apart_as_the_hook_does(
+    fields: ScriptedRepo, post_json: Any
+) -> None:
+    from proximity.models import Repository
+    from proximity.services.scans import scan_run
+
+    repo = Repository.objects.create(name="net", scope="team-a", path=str(fields.root))
+    callers = report_working_sets(fields, "net", post_json)
+    assert scan_run(repository_id=repo.pk) is not None
+
+    def server(who: str, line: int) -> dict[str, tuple[str, tuple[float, float]]]:
+        return server_check(post_json, callers[who], "net", who, "app/net.py", line)
+
+    for who, line in (("epsilon", 8), ("zeta", 10)):
+        assert server(who, line) == _findings(_local(fields, who, "app/net.py", (line, line)))
+    assert "delta" not in server("epsilon", 8)
+    assert server("zeta", 10)["delta"][0] == "advisory"
