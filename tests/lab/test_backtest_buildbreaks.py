@@ -202,7 +202,8 @@ def test_resume_goes_on_where_a_stopped_run_stopped(history: Path, tmp_path: Pat
 
 
 def _stale(row: dict[str, Any]) -> dict[str, Any]:
-    """``row`` as an older extractor left it: another version, fewer fields per change."""
+    """``row`` as an older miner left it: another symbol version, fewer fields per change,
+    and file entries without hunk ids."""
     old = json.loads(json.dumps(row["symbols"]))
     old["version"] = "symbols-older"
     for side in old["agents"].values():
@@ -210,7 +211,11 @@ def _stale(row: dict[str, Any]) -> dict[str, Any]:
         for change in side["changes"]:
             change.pop("params", None)
             change["changes"] = ["body"]
-    return {**row, "symbols": old}
+    files = {
+        k: [{x: v for x, v in f.items() if x != "hunkIds"} for f in row[k]]
+        for k in ("filesA", "filesB")
+    }
+    return {**row, **files, "symbols": old}
 
 
 def test_refresh_recomputes_the_symbol_data_and_keeps_every_other_field(
@@ -226,6 +231,7 @@ def test_refresh_recomputes_the_symbol_data_and_keeps_every_other_field(
     old = tmp_path / "old.jsonl"
     old.write_text("".join(json.dumps(r) + "\n" for r in stale))
     assert all(s != r for s, r in zip(stale, rows, strict=True))
+    assert any("hunkIds" in f for r in rows for f in r["filesA"])  # what the refresh must restore
     before = _snapshot(history)
     out = tmp_path / "refreshed.jsonl"
     err = StringIO()
@@ -234,7 +240,7 @@ def test_refresh_recomputes_the_symbol_data_and_keeps_every_other_field(
     assert _snapshot(history) == before
     assert f"{len(rows)} pairs refreshed, 0 with their symbol read unchecked" in err.getvalue()
     refreshed = [json.loads(line) for line in out.read_text().splitlines()]
-    assert refreshed == rows  # today's symbols; labels, checks and hunks as mined
+    assert refreshed == rows  # today's symbols and hunk ids; labels, checks and hunks as mined
 
     def scored(path: Path) -> str:
         text = StringIO()

@@ -18,7 +18,6 @@ from proximity.engine.airspace.model import FileChange
 __all__ = [
     "IdentifiedHunks",
     "abuts",
-    "apart_from_twins",
     "base_key",
     "base_regions",
     "hunk_regions",
@@ -105,12 +104,13 @@ def identified_hunks(changes: Iterable[FileChange]) -> IdentifiedHunks | None:
     return frozenset(out)
 
 
-def apart_from_twins(
+def twin_channels(
     a: IdentifiedHunks | None, b: IdentifiedHunks | None
-) -> tuple[list[Interval], list[Interval]] | None:
-    """Both sides' regions without the hunks both made identically (same base lines, same
-    text: git's merge takes the one result and reports nothing), or ``None`` when they share
-    no such hunk and their regions stand as they are.
+) -> tuple[float, bool] | None:
+    """``(overlap coefficient, abutting)`` of one shared file with the hunks both sides made
+    identically set apart (same base lines, same text: git's merge takes the one result and
+    reports nothing); ``None`` when they share no such hunk and their regions stand as they
+    are. A side left with nothing overlaps and touches nothing.
 
     Two hunks of one side never touch (git's diff would have made them one), so a twin's
     neighbours on either side are compared exactly as without it.
@@ -120,22 +120,8 @@ def apart_from_twins(
     shared = a & b
     if not shared:
         return None
-    return (
-        hunk_regions((s, n) for s, n, _ in a - shared),
-        hunk_regions((s, n) for s, n, _ in b - shared),
-    )
-
-
-def twin_channels(
-    a: IdentifiedHunks | None, b: IdentifiedHunks | None
-) -> tuple[float, bool] | None:
-    """``(overlap coefficient, abutting)`` of one shared file with the twins set apart
-    (:func:`apart_from_twins`); ``None`` when there are none. A side left with nothing
-    overlaps and touches nothing."""
-    apart = apart_from_twins(a, b)
-    if apart is None:
-        return None
-    ra, rb = apart
+    ra = hunk_regions((s, n) for s, n, _ in a - shared)
+    rb = hunk_regions((s, n) for s, n, _ in b - shared)
     if not ra or not rb:
         return 0.0, False
     coefficient = region_overlap(ra, rb)

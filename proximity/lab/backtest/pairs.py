@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from proximity.lab.backtest.pyimports import BlobReader, TreeImports
 from proximity.lab.backtest.sampling import Candidate
 from proximity.sources.git._run import git, git_text
 
-__all__ = ["MiningStats", "mine_pairs", "pair_id", "pair_record", "refresh_files"]
+__all__ = ["MiningStats", "files_between", "mine_pairs", "pair_id", "pair_record", "refresh_files"]
 
 _DIFF = [
     "diff", "--raw", "-p", "-U0", "-M", "--no-color", "--no-ext-diff", "--no-textconv",
@@ -78,9 +79,7 @@ class _Git:
 
     def working_set(self, base: str, tip: str) -> list[dict[str, Any]]:
         if (base, tip) not in self._diffs:
-            text = git_text(self.repo, [*_DIFF, base, tip])
-            entries = [_file_entry(d) for d in parse_raw_patch(text)]
-            self._diffs[(base, tip)] = sorted(entries, key=lambda e: e["path"])
+            self._diffs[(base, tip)] = files_between(self.repo, base, tip)
         return self._diffs[(base, tip)]
 
     def conflicts(self, x: str, y: str) -> list[str]:
@@ -130,24 +129,19 @@ def pair_record(
     }
 
 
+def files_between(repo: Path, base: str, tip: str) -> list[dict[str, Any]]:
+    """The engine's file entries of ``tip`` against ``base``, sorted by path."""
+    text = git_text(repo, [*_DIFF, base, tip])
+    return sorted((_file_entry(d) for d in parse_raw_patch(text)), key=lambda e: e["path"])
+
+
 def refresh_files(
     repo: str | Path, records: Iterable[Mapping[str, Any]]
 ) -> Iterator[dict[str, Any]]:
     """Each mined record with ``filesA``/``filesB`` read again from its commits by this code
-    (the file entries gained ``hunkIds``); every other field kept, the merge checks included."""
-    root = Path(repo)
-    diffs: dict[tuple[str, str], list[dict[str, Any]]] = {}
-
-    def files(base: str, tip: str) -> list[dict[str, Any]]:
-        if (base, tip) not in diffs:
-            if len(diffs) >= 512:  # pairs share sides in runs; a bound, not a cache policy
-                diffs.clear()
-            text = git_text(root, [*_DIFF, base, tip])
-            diffs[(base, tip)] = sorted(
-                (_file_entry(d) for d in parse_raw_patch(text)), key=lambda e: e["path"]
-            )
-        return diffs[(base, tip)]
-
+    (the file entries gained ``hunkIds``); every other field kept, the merge checks included.
+    Consecutive records often share a side, so recent reads are kept."""
+    files = lru_cache(maxsize=512)(partial(files_between, Path(repo)))
     for record in records:
         base = str(record["base"])
         yield {
