@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import gc
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain
 from operator import attrgetter
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -38,7 +39,7 @@ from proximity.engine.symbols.channel import (
     scope_class,
 )
 from proximity.engine.symbols.model import CallShape
-from proximity.engine.symbols.sides import CALLABLE, SymbolChange, SymbolData, SymbolUse, body_edits
+from proximity.engine.symbols.sides import CALLABLE, SymbolChange, SymbolData, SymbolUse
 
 __all__ = ["symbol_scores_fast"]
 
@@ -80,42 +81,59 @@ class _Rows:
         agents = np.array([k for k, _ in present], dtype=np.int64)
         self.c_agent = np.repeat(agents, [len(side.changes) for _, side in present])
         self.u_agent = np.repeat(agents, [len(side.uses) for _, side in present])
-        flags = _flags(list(map(_GET_CHANGES, changes)))
+        # Every flag of a change (or use) is looked up once per distinct kind: one pass over
+        # the records' attributes each, not one per flag (a pass over 50,000 records is
+        # mostly their memory reads).
+        flags = _codes(
+            _CHANGE_FLAGS,
+            zip(map(_GET_KIND, changes), map(_GET_CHANGES, changes), strict=True),
+            len(changes),
+        )
         self.c_base, self.c_gone = (flags & _ADDED) == 0, (flags & _GONE) != 0
         self.c_returns, self.c_signature = (flags & _RETURNS) != 0, (flags & _SIGNATURE) != 0
         self.c_interface = self.c_returns | self.c_signature
         # issue 30's narrow couplings (channel.semantic_item): body edits, state changed
-        self.c_body = np.array(list(map(body_edits, changes)), dtype=bool)
-        self.c_locals = np.array([bool(c.local_writes) for c in changes], dtype=bool)
+        self.c_body = (flags & _BODY) != 0
+        self.c_state = (flags & _STATE) != 0
+        self.c_wrote = (flags & _WROTE) != 0
+        self.c_callable = (flags & _CALLABLE) != 0
+        self.c_locals = np.fromiter(
+            map(bool, map(_GET_WRITES, changes)), dtype=bool, count=len(changes)
+        )
         self._local_sets: _LocalEnds | None = None
-        self.c_callers = np.array([c.callers for c in changes], dtype=np.int64)
-        self.c_state = np.array([c.kind in STATE_SYMBOLS for c in changes], dtype=bool)
-        self.c_wrote = np.array(["state" in c.changes for c in changes], dtype=bool)
-        kinds = list(map(_GET_KIND, uses))
-        self.u_state = np.array([k in STATE_USES for k in kinds], dtype=bool)
-        self.u_body = np.array([k in BODY_USES for k in kinds], dtype=bool)
-        self.u_unchanged = np.array([u.unchanged for u in uses], dtype=bool)
-        self.c_callable = np.array([c.kind in CALLABLE for c in changes], dtype=bool)
+        self.c_callers = np.fromiter(map(_GET_CALLERS, changes), dtype=np.int64, count=len(changes))
+        u_flags = _codes(_USE_FLAGS, map(_GET_KIND, uses), len(uses))
+        self.u_state = (u_flags & _STATE_USE) != 0
+        self.u_body = (u_flags & _BODY_USE) != 0
+        self.u_call = (u_flags & _CALL_USE) != 0
+        self.u_unchanged = np.fromiter(map(_GET_UNCHANGED, uses), dtype=bool, count=len(uses))
+        self.u_exact = np.fromiter(map(_GET_EXACT, uses), dtype=bool, count=len(uses))
         # A change's class by string hash (as symbols are interned): two members of one class
         # have equal hashes; ``c_has_class`` rules out functions outside any class.
         classes = list(map(_GET_CLS, changes))
         self.c_has_class = np.fromiter(map(bool, classes), dtype=bool, count=len(changes))
         self.c_class = np.fromiter(map(hash, classes), dtype=np.int64, count=len(changes))
-        self.u_exact = np.fromiter(map(_GET_EXACT, uses), dtype=bool, count=len(uses))
-        self.u_call = np.array(list(map("call".__eq__, map(_GET_KIND, uses))), dtype=bool)
+        # A symbol's neighbours are one tuple shared by every change of it (the producer
+        # computes them once per symbol): read once per distinct tuple, then spread.
         near_lists = list(map(_GET_NEAR, changes))
-        through_lists = list(map(_GET_NEAR, uses))
-        self.n_change = np.repeat(np.arange(len(changes)), list(map(len, near_lists)))
-        self.t_use = np.repeat(np.arange(len(uses)), list(map(len, through_lists)))
-        near = list(chain.from_iterable(near_lists))
+        ident = np.fromiter(map(id, near_lists), dtype=np.int64, count=len(near_lists))
+        _, first, which = np.unique(ident, return_index=True, return_inverse=True)
+        distinct = [near_lists[k] for k in first.tolist()]
+        sizes = np.fromiter(map(len, distinct), dtype=np.int64, count=len(distinct))
+        near = list(chain.from_iterable(distinct))
         n_names, n_d = zip(*near, strict=True) if near else ((), ())
-        self.n_d = np.array(n_d, dtype=np.int64)
+        self.n_change, at = ragged_range(sizes[which.ravel()] if len(sizes) else _EMPTY)
+        spread = (np.cumsum(sizes) - sizes)[which.ravel()[self.n_change]] + at
+        through_lists = list(map(_GET_NEAR, uses))
+        self.t_use = np.repeat(np.arange(len(uses)), list(map(len, through_lists)))
         # Only a changed symbol can join anything: uses and neighbours of other symbols get -1.
         self.c_sym, others, self.n_symbols = _intern(
             list(map(_GET_SYMBOL, changes)),
             (list(map(_GET_SYMBOL, uses)), list(n_names), list(chain.from_iterable(through_lists))),
         )
-        self.u_sym, self.n_sym, self.t_sym = others
+        self.u_sym, n_sym, self.t_sym = others
+        self.n_sym = n_sym[spread]
+        self.n_d = np.array(n_d, dtype=np.int64)[spread]
         self._outcomes()
         # A use's scope matters only when both agents changed it identically (a twin).
         twins = {changes[k].symbol: int(self.c_sym[k]) for k in self.twin_changes.tolist()}
@@ -169,7 +187,9 @@ class _Rows:
         self.o_keys, first = np.unique(keys, return_index=True)
         self.o_values = outcome[first]
         symbol = self.c_sym[first]
-        order = np.lexsort((self.o_values, symbol))
+        # only a symbol two agents changed can be a twin: the sort is over those rows alone
+        shared = np.flatnonzero(np.bincount(symbol, minlength=self.n_symbols)[symbol] > 1)
+        order = shared[np.lexsort((self.o_values[shared], symbol[shared]))]
         twin = (symbol[order][1:] == symbol[order][:-1]) & (
             self.o_values[order][1:] == self.o_values[order][:-1]
         )
@@ -206,30 +226,55 @@ class _Rows:
         return row, self.by_symbol[start[row] + k]
 
 
-_ADDED, _GONE, _RETURNS, _SIGNATURE = 1, 2, 4, 8
+_ADDED, _GONE, _RETURNS, _SIGNATURE, _BODY, _STATE, _WROTE, _CALLABLE = (1 << k for k in range(8))
+_STATE_USE, _BODY_USE, _CALL_USE = 1, 2, 4
 _GET_CHANGES, _GET_EXACT, _GET_KIND = (attrgetter(a) for a in ("changes", "exact", "kind"))
 _GET_NEAR, _GET_SCOPE, _GET_SYMBOL = (attrgetter(a) for a in ("near", "scope", "symbol"))
 _GET_OUTCOME, _GET_CLS = attrgetter("outcome"), attrgetter("cls")
+_GET_WRITES, _GET_CALLERS = attrgetter("local_writes"), attrgetter("callers")
+_GET_UNCHANGED = attrgetter("unchanged")
 
 
-class _FlagsOf(dict[tuple[str, ...], int]):
-    """Bit flags of a change's kinds, computed once per distinct tuple of kinds."""
+class _Codes(dict[Hashable, int]):
+    """Bit flags of a record's kind, computed by ``rule`` once per distinct kind."""
 
-    def __missing__(self, kinds: tuple[str, ...]) -> int:
-        code = self[kinds] = (
-            (_ADDED if "added" in kinds else 0)
-            | (_GONE if "removed" in kinds or "renamed" in kinds else 0)
-            | (_RETURNS if "returns" in kinds else 0)
-            | (_SIGNATURE if "signature" in kinds else 0)
-        )
+    def __init__(self, rule: Callable[[Any], int]) -> None:
+        super().__init__()
+        self.rule = rule
+
+    def __missing__(self, key: Hashable) -> int:
+        code = self[key] = self.rule(key)
         return code
 
 
-_FLAGS_OF = _FlagsOf()
+def _change_flags(key: tuple[str, tuple[str, ...]]) -> int:
+    kind, changed = key
+    callable_ = kind in CALLABLE
+    return (
+        (_ADDED if "added" in changed else 0)
+        | (_GONE if "removed" in changed or "renamed" in changed else 0)
+        | (_RETURNS if "returns" in changed else 0)
+        | (_SIGNATURE if "signature" in changed else 0)
+        | (_BODY if callable_ and "body" in changed else 0)  # sides.body_edits
+        | (_STATE if kind in STATE_SYMBOLS else 0)
+        | (_WROTE if "state" in changed else 0)
+        | (_CALLABLE if callable_ else 0)
+    )
 
 
-def _flags(kinds: list[tuple[str, ...]]) -> Ints:
-    return np.fromiter(map(_FLAGS_OF.__getitem__, kinds), dtype=np.int64, count=len(kinds))
+def _use_flags(kind: str) -> int:
+    return (
+        (_STATE_USE if kind in STATE_USES else 0)
+        | (_BODY_USE if kind in BODY_USES else 0)
+        | (_CALL_USE if kind == "call" else 0)
+    )
+
+
+_CHANGE_FLAGS, _USE_FLAGS = _Codes(_change_flags), _Codes(_use_flags)
+
+
+def _codes(table: _Codes, keys: Iterable[Hashable], count: int) -> Ints:
+    return np.fromiter(map(table.__getitem__, keys), dtype=np.int64, count=count)
 
 
 def _intern(keys: list[str], others: tuple[list[str], ...]) -> tuple[Ints, list[Ints], int]:
