@@ -54,15 +54,11 @@ class _Stats:
     hunks: int = 0
     delays: list[float] = field(default_factory=list)
     denials: list[tuple[str, ...]] = field(default_factory=list)
-    drift_denials: list[str] = field(default_factory=list)
-    """Paths denied because the mainline had changed the planned lines."""
-    absent_drift_denials: int = 0
-    """... of them, whole-file writes of a file the worktree lacked (``ChangePlan.absent``)."""
-    transplant_drift_denials: int = 0
-    """... of them, a commit's diff merged in with a conflict, resolved as the commit's side
-    (``ChangePlan.conflicted``): text the replay wrote, not an edit of the agent's own file."""
-    own_drift_denials: list[str] = field(default_factory=list)
-    """Paths of the rest: the agent's own edit of the file it had."""
+    drift_denials: list[tuple[str, str]] = field(default_factory=list)
+    """(path, made) of each denial because the mainline had changed the planned lines. ``made``:
+    "absent", a whole-file write of a file the worktree lacked (``ChangePlan.absent``);
+    "transplant", a commit's diff merged in with a conflict, resolved as the commit's side
+    (``ChangePlan.conflicted``: text the replay wrote); "" the agent's own edit of its file."""
     tas: int = 0
     forced: int = 0
     conflicts: tuple[str, ...] = ()
@@ -72,6 +68,10 @@ class _Stats:
     other kind is a deferred historical diff that no longer fits (:class:`PullRequestOutcome`)."""
     base_index: int = 0
     build: str = ""  # "" not checked, "break", "clean", "unchecked" (a limit; never clean)
+
+    def drift_paths(self, made: str | None = None) -> list[str]:
+        """The paths of the drift denials, or of those of one ``made`` kind."""
+        return [path for path, kind in self.drift_denials if made is None or kind == made]
 
 
 @dataclass
@@ -109,9 +109,9 @@ class PolicyRun:
                 merge_postponed_s=float(max(0, s.merged - s.due)),
                 drift_denials=len(s.drift_denials),
                 unnecessary_drift_denials=(drift or {}).get(pr, 0),
-                absent_drift_denials=s.absent_drift_denials,
-                transplant_drift_denials=s.transplant_drift_denials,
-                own_drift_denials=len(s.own_drift_denials),
+                absent_drift_denials=len(s.drift_paths("absent")),
+                transplant_drift_denials=len(s.drift_paths("transplant")),
+                own_drift_denials=len(s.drift_paths("")),
                 unnecessary_own_drift_denials=(own or {}).get(pr, 0),
                 build_break=None if s.build in {"", "unchecked"} else s.build == "break",
             ))  # fmt: skip
@@ -321,11 +321,7 @@ class _Driver:
             if answer.others:
                 s.denials.append(answer.others)
             if answer.drift:
-                s.drift_denials.append(change.path)
-                s.absent_drift_denials += made == "absent"
-                s.transplant_drift_denials += made == "transplant"
-                if not made:
-                    s.own_drift_denials.append(change.path)
+                s.drift_denials.append((change.path, made))
             seen: dict[str, Any] = {"encounter": answer.encounter} if answer.encounter else {}
             seen.update({"absent": True} if made == "absent" else {})
             seen.update({"transplantConflict": True} if made == "transplant" else {})
@@ -449,14 +445,14 @@ def label_drift_denials(
     baseline: PolicyRun, run: PolicyRun, *, own: bool = False
 ) -> dict[int, int]:
     """Unnecessary drift denials per PR: the path did not conflict at the PR's baseline merge
-    (``own``: only those of the agent's own edits, ``_Stats.own_drift_denials``).
+    (``own``: only those of the agent's own edits).
 
     An approximation: the baseline's mainline is history's, the policy's may differ by then.
     """
     out: dict[int, int] = {}
     for pr, s in run.stats.items():
         conflicted = set(baseline.stats[pr].conflicts) if pr in baseline.stats else set()
-        paths = s.own_drift_denials if own else s.drift_denials
+        paths = s.drift_paths("" if own else None)
         count = sum(path not in conflicted for path in paths)
         if count:
             out[pr] = count
