@@ -39,7 +39,13 @@ from proximity.engine.symbols.channel import (
     scope_class,
 )
 from proximity.engine.symbols.model import CallShape
-from proximity.engine.symbols.sides import CALLABLE, SymbolChange, SymbolData, SymbolUse
+from proximity.engine.symbols.sides import (
+    CALLABLE,
+    SymbolChange,
+    SymbolData,
+    SymbolUse,
+    edits_body,
+)
 
 __all__ = ["symbol_scores_fast"]
 
@@ -118,12 +124,13 @@ class _Rows:
         near_lists = list(map(_GET_NEAR, changes))
         ident = np.fromiter(map(id, near_lists), dtype=np.int64, count=len(near_lists))
         _, first, which = np.unique(ident, return_index=True, return_inverse=True)
+        which = which.ravel()
         distinct = [near_lists[k] for k in first.tolist()]
         sizes = np.fromiter(map(len, distinct), dtype=np.int64, count=len(distinct))
         near = list(chain.from_iterable(distinct))
         n_names, n_d = zip(*near, strict=True) if near else ((), ())
-        self.n_change, at = ragged_range(sizes[which.ravel()] if len(sizes) else _EMPTY)
-        spread = (np.cumsum(sizes) - sizes)[which.ravel()[self.n_change]] + at
+        self.n_change, at = ragged_range(sizes[which] if len(sizes) else _EMPTY)
+        spread = (np.cumsum(sizes) - sizes)[which[self.n_change]] + at
         through_lists = list(map(_GET_NEAR, uses))
         self.t_use = np.repeat(np.arange(len(uses)), list(map(len, through_lists)))
         # Only a changed symbol can join anything: uses and neighbours of other symbols get -1.
@@ -255,7 +262,7 @@ def _change_flags(key: tuple[str, tuple[str, ...]]) -> int:
         | (_GONE if "removed" in changed or "renamed" in changed else 0)
         | (_RETURNS if "returns" in changed else 0)
         | (_SIGNATURE if "signature" in changed else 0)
-        | (_BODY if callable_ and "body" in changed else 0)  # sides.body_edits
+        | (_BODY if edits_body(kind, changed) else 0)
         | (_STATE if kind in STATE_SYMBOLS else 0)
         | (_WROTE if "state" in changed else 0)
         | (_CALLABLE if callable_ else 0)

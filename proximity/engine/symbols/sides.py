@@ -35,6 +35,7 @@ __all__ = [
     "SymbolUse",
     "agent_side",
     "body_edits",
+    "edits_body",
     "symbol_data",
     "with_neighbours",
 ]
@@ -429,7 +430,13 @@ CALLABLE = frozenset({"function", "method"})
 
 def body_edits(c: SymbolChange) -> bool:
     """A function's or method's body changed (what it does, not what callers pass)."""
-    return c.kind in CALLABLE and "body" in c.changes
+    return edits_body(c.kind, c.changes)
+
+
+def edits_body(kind: str, changes: tuple[str, ...]) -> bool:
+    """:func:`body_edits` of a change's ``kind`` and ``changes`` (the array channel asks it once
+    per distinct pair)."""
+    return kind in CALLABLE and "body" in changes
 
 
 def _callers(index: SymbolIndex, c: SymbolChange) -> int:
