@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 
 from proximity.engine.replay.schedule import (
+    BranchPull,
     CommitInfo,
     FileChange,
     MainlineStep,
@@ -52,7 +53,10 @@ def _epoch(value: str | None) -> int | None:
     return int(moment.timestamp())
 
 
-def _first_parent(repo: Path, ref: str) -> list[tuple[str, list[str], int, str]]:
+Row = tuple[str, list[str], int, str]
+
+
+def _first_parent(repo: Path, ref: str) -> list[Row]:
     out = git_text(repo, ["log", "--first-parent", "--reverse", "--format=%H %P%x09%ct%x09%s", ref])
     rows = []
     for line in out.splitlines():
@@ -108,18 +112,21 @@ def _pull_request(
     p1, p2 = parents[0], parents[1]
     log = git_text(repo, ["log", "--first-parent", "--reverse", "--format=%H %P%x09%at %ct",
                           p2, f"^{p1}"])  # fmt: skip
-    commits, skipped = [], 0
+    commits: list[CommitInfo] = []
+    pulls: list[BranchPull] = []
     for line in log.splitlines():
         head, times = line.split("\t")
         sha, *ps = head.split()
         author_at, committer_at = (int(x) for x in times.split())
         if len(ps) != 1 and _on_mainline(repo, ps[1], p1):
-            skipped += 1  # the mainline merged into the branch: not the branch's own work
+            # the mainline merged into the branch: not the branch's own work, but its moment
+            pulls.append(BranchPull(len(commits), ps[1], author_at, committer_at))
             continue
         # a merge of the branch's own side work (two clones of one branch) is replayed as the
         # change it made to the branch's first parent
         commits.append(CommitInfo(sha, ps[0], author_at, committer_at, _files(repo, ps[0], sha)))
-    return PullRequestHistory(number, merge, at, p1, p2, tuple(commits), skipped)
+    return PullRequestHistory(number, merge, at, p1, p2, tuple(commits), len(pulls),
+                              pulls=tuple(pulls))  # fmt: skip
 
 
 def _on_mainline(repo: Path, commit: str, mainline_parent: str) -> bool:
@@ -127,10 +134,29 @@ def _on_mainline(repo: Path, commit: str, mainline_parent: str) -> bool:
     return code == 0
 
 
+def _on_first_parent(repo: Path, commit: str, index: dict[str, int], rows: list[Row]) -> str:
+    """The first mainline (first-parent) commit that holds ``commit``."""
+    if commit in index:
+        return commit
+    code, out = git(repo, ["rev-list", "--first-parent", "--ancestry-path", "--reverse",
+                           f"{commit}..{rows[-1][0]}"], ok_codes=(0, 128))  # fmt: skip
+    found = out.decode().split() if code == 0 else []
+    return found[0] if found else ""
+
+
+def _pulled(repo: Path, commit: str, index: dict[str, int], rows: list[Row], start: int) -> str:
+    """What a branch's merge of ``commit`` brings in, as a mainline step: the replay's start
+    commit when that already holds it (the merge brings nothing the replay has not)."""
+    at = index.get(_on_first_parent(repo, commit, index, rows))
+    if at is None:
+        return ""
+    return rows[start][0] if at <= start else rows[at][0]
+
+
 def _fork_point(
     repo: Path,
     pr: PullRequestHistory,
-    rows: list[tuple[str, list[str], int, str]],
+    rows: list[Row],
     mainline_at: dict[str, int],
     start_index: int,
 ) -> str:
@@ -187,7 +213,17 @@ def read_window(
     start_index = first_index - 1
     while start_index > 0 and rows[start_index][2] > clock_start:
         start_index -= 1
-    prs = [replace(pr, fork_point=_fork_point(repo, pr, rows, index, start_index)) for pr in found]
+    prs = [
+        replace(
+            pr,
+            fork_point=_fork_point(repo, pr, rows, index, start_index),
+            pulls=tuple(
+                replace(p, mainline=_pulled(repo, p.mainline, index, rows, start_index))
+                for p in pr.pulls
+            ),
+        )
+        for pr in found
+    ]
     by_merge = {c[1]: c[0] for c in chosen}
     last_index = index[chosen[-1][1]]
     steps = tuple(

@@ -42,6 +42,7 @@ class ReplayReport:
     hunks_per_second: dict[str, float]
     bases: str = "as-read"
     max_wait_s: int | None = None
+    pulls: bool = True
 
     def to_json(self) -> dict[str, Any]:
         h = self.history
@@ -50,6 +51,7 @@ class ReplayReport:
             "clockStart": h.clock_start, "prs": [p.number for p in h.prs],
             "mainlineSteps": len(h.mainline), "order": self.order, "recency": self.recency,
             "mode": self.mode, "bases": self.bases, "maxWaitS": self.max_wait_s,
+            "branchMerges": "replay" if self.pulls else "skip",
             "scorerVersion": SCORER_VERSION,
             "policies": {
                 name: {
@@ -90,11 +92,16 @@ def replay_window(
     bases: str = "as-read",
     max_wait_s: int | None = None,
     build_breaks: bool = False,
+    pulls: bool = True,
 ) -> ReplayReport:
-    """Run the baseline and each policy on the same schedule; write events and the summary."""
+    """Run the baseline and each policy on the same schedule; write events and the summary.
+
+    ``pulls``: the branches' own merges of the mainline are replayed (the default); without,
+    a branch keeps the base it forked from unless a policy resynchronises it.
+    """
     out.mkdir(parents=True, exist_ok=True)
     events = build_schedule(history.prs, history.mainline, order=order,
-                            clock_start=history.clock_start)  # fmt: skip
+                            clock_start=history.clock_start, pulls=pulls)  # fmt: skip
     root = Path(tempfile.mkdtemp(prefix="replay-", dir=work))
     try:
         repo = ReplayRepo.create(root / "repo", source=history.source, start=history.start)
@@ -124,7 +131,7 @@ def replay_window(
         if not keep:
             shutil.rmtree(root, ignore_errors=True)
     report = ReplayReport(history, order, recency, mode, runs, figures, speed, bases,
-                          max_wait_s)  # fmt: skip
+                          max_wait_s, pulls)  # fmt: skip
     (out / "summary.json").write_text(json.dumps(report.to_json(), indent=1), encoding="utf-8")
     return report
 
@@ -143,8 +150,10 @@ def format_report(report: ReplayReport) -> str:
         f"order by {report.order} time, recency {report.recency}, radar via {report.mode}, "
         f"bases {report.bases}"
         + (f", obey waits at most {report.max_wait_s / 3600:g} h" if report.max_wait_s else "")
+        + ("" if report.pulls else ", the branches' own merges of the mainline skipped")
         + ")",
-        "| policy | conflicts /100 merges | avoided | avoided incl. resync (resync merges only) | "
+        "| policy | conflicts /100 merges [n; at a pull] | avoided | "
+        "avoided incl. resync (resync merges only) | "
         "resync conflicts (merges) | hunks delayed % | median delay h | denials | unnecessary % | "
         "mainline denials (unnecessary; of a file the branch lacked; of a conflicted transplant) | "
         "of the agents' own edits (unnecessary) | RA per agent-hour | hunks/s |",
@@ -152,7 +161,8 @@ def format_report(report: ReplayReport) -> str:
     ]
     for name, f in report.figures.items():
         lines.append(
-            f"| {name} | {_ci(f.conflicts_per_100)} [{f.conflicts}/{f.merges}] | "
+            f"| {name} | {_ci(f.conflicts_per_100)} [{f.conflicts}/{f.merges}; "
+            f"{f.pull_conflicts}] | "
             f"{_ci(f.avoided, 100, 0)} | {_ci(f.avoided_with_resync, 100, 0)} "
             f"({_ci(f.avoided_with_resync_merges, 100, 0)}) | "
             f"{f.resync_conflicts} ({f.resync_merge_conflicts}) | "

@@ -66,6 +66,9 @@ class _Stats:
     merge_resync_conflicted: bool = False
     """Bringing the mainline in conflicted with work the agent had applied (its real work); the
     other kind is a deferred historical diff that no longer fits (:class:`PullRequestOutcome`)."""
+    pull_conflicts: frozenset[str] = frozenset()
+    """Paths on which bringing the mainline in where history's branch did (a pull) conflicted:
+    the collision met before the merge, as history met it."""
     base_index: int = 0
     build: str = ""  # "" not checked, "break", "clean", "unchecked" (a limit; never clean)
 
@@ -100,6 +103,7 @@ class PolicyRun:
             delayed = [d for d in s.delays if d > 0]
             out.append(PullRequestOutcome(
                 pr=pr, conflicted=bool(s.conflicts), conflicted_paths=len(s.conflicts),
+                pull_conflicted=bool(s.pull_conflicts),
                 resync_conflicted=s.resync_conflicted,
                 resync_merge_conflicted=s.merge_resync_conflicted,
                 hunks=s.hunks, delayed_hunks=len(delayed),
@@ -240,9 +244,24 @@ class _Driver:
         self.stats[pr] = _Stats(started=action.at, due=self.prs[pr].merged_at, base_index=index)
         self.emit(action.at, "start", agent=agent, base=base, forkPoint=fork)
 
+    def _do_pull(self, action: Action) -> None:
+        """History's branch merged the mainline in here: bring in the replayed mainline as it
+        stood after that commit's step (the tip, when the replay has not reached it)."""
+        pr = self._pr(action)
+        onto, index = self.replayed.get(action.mainline, (self.repo.main(), len(self.main_log)))
+        conflicts = self.repo.resync(f"pr-{pr}", action.at, onto=onto)
+        if conflicts is None:
+            return  # the branch already holds it
+        self.gate.changed(f"pr-{pr}")
+        s = self.stats[pr]
+        s.base_index = max(s.base_index, index)
+        s.pull_conflicts |= frozenset(conflicts)
+        self.emit(action.at, "pull", agent=f"pr-{pr}", conflicts=list(conflicts),
+                  mainline=action.mainline, onto=onto)  # fmt: skip
+
     def _do_resync(self, action: Action) -> None:
         pr = self._pr(action)
-        conflicts = self.repo.resync(f"pr-{pr}", action.at)
+        conflicts = self.repo.resync(f"pr-{pr}", action.at) or ()
         self.gate.changed(f"pr-{pr}")
         self.stats[pr].base_index = len(self.main_log)
         self.stats[pr].resync_conflicted |= bool(conflicts)
@@ -447,11 +466,14 @@ def label_drift_denials(
     """Unnecessary drift denials per PR: the path did not conflict at the PR's baseline merge
     (``own``: only those of the agent's own edits).
 
-    An approximation: the baseline's mainline is history's, the policy's may differ by then.
+    A path the branch's own pull of the mainline conflicted on counts as conflicted: history's
+    branch met that collision there instead. An approximation: the baseline's mainline is
+    history's, the policy's may differ by then.
     """
     out: dict[int, int] = {}
     for pr, s in run.stats.items():
-        conflicted = set(baseline.stats[pr].conflicts) if pr in baseline.stats else set()
+        b = baseline.stats.get(pr)
+        conflicted = set(b.conflicts) | b.pull_conflicts if b is not None else set()
         paths = s.drift_paths("" if own else None)
         count = sum(path not in conflicted for path in paths)
         if count:

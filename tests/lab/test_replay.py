@@ -443,14 +443,9 @@ def _set_line(repo: Path, path: str, line: int, text: str) -> None:
     (repo / path).write_text("".join(lines))
 
 
-def test_a_denial_of_a_diff_the_replay_merged_in_with_a_conflict_is_counted_apart(
-    tmp_path: Path,
-) -> None:
-    """#2 merges the mainline (with #1's line 5) into its branch and then rewrites line 5. The
-    replayed worktree never merged the mainline in, so the commit's diff (pr1 -> pr2) does not
-    apply to the file it has: the replay merges it in with a conflict, resolved as the
-    commit's side. The mainline denial of that text is the replay's, counted apart from the
-    agents' own edits and flagged on the event."""
+def _after_the_first_merge(tmp_path: Path, first: tuple[str, int]) -> Path:
+    """#1 sets line 5 of a.py and merges; #2 first changed ``first`` (path, line) from the same
+    base. Left checked out on #2's branch."""
     source = tmp_path / "source"
     source.mkdir()
     git(source, "init", "-q", "-b", "main")
@@ -463,12 +458,18 @@ def test_a_denial_of_a_diff_the_replay_merged_in_with_a_conflict_is_counted_apar
     _set_line(source, "a.py", 5, "pr1")
     git(source, "commit", "-qam", "pr1: a.py", at=100)
     git(source, "checkout", "-q", "-b", "topic2", base)
-    _set_line(source, "b.py", 10, "pr2")
-    git(source, "commit", "-qam", "pr2: b.py", at=200)
+    _set_line(source, first[0], first[1], "pr2")
+    git(source, "commit", "-qam", f"pr2: {first[0]}", at=200)
     git(source, "checkout", "-q", "main")
     git(source, "merge", "-q", "--no-ff", "-m", "Merge pull request #1 from someone/topic1",
         "topic1", at=1000)  # fmt: skip
     git(source, "checkout", "-q", "topic2")
+    return source
+
+
+def _branch_merges_the_mainline(tmp_path: Path) -> Path:
+    """#2 merges the mainline (with #1's line 5) into its branch and then rewrites line 5."""
+    source = _after_the_first_merge(tmp_path, ("b.py", 10))
     git(source, "merge", "-q", "--no-ff", "-m", "Merge branch 'main' into topic2", "main",
         at=1100)  # fmt: skip
     _set_line(source, "a.py", 5, "pr2")
@@ -476,14 +477,27 @@ def test_a_denial_of_a_diff_the_replay_merged_in_with_a_conflict_is_counted_apar
     git(source, "checkout", "-q", "main")
     git(source, "merge", "-q", "--no-ff", "-m", "Merge pull request #2 from someone/topic2",
         "topic2", at=2000)  # fmt: skip
+    return source
+
+
+def test_a_denial_of_a_diff_the_replay_merged_in_with_a_conflict_is_counted_apart(
+    tmp_path: Path,
+) -> None:
+    """With the branch's merge of the mainline skipped, the replayed worktree never has #1's
+    line, so the commit's diff (pr1 -> pr2) does not apply to the file it has: the replay merges
+    it in with a conflict, resolved as the commit's side. The mainline denial of that text is
+    the replay's, counted apart from the agents' own edits and flagged on the event."""
+    source = _branch_merges_the_mainline(tmp_path)
     report = replay_window(read_window(source, max_prs=10), policies=["ignore", "obey"],
-                           out=tmp_path / "o", work=tmp_path, resamples=20)  # fmt: skip
+                           out=tmp_path / "o", work=tmp_path, resamples=20,
+                           pulls=False)  # fmt: skip
     obey = report.figures["obey"]
     assert (obey.drift_denials, obey.transplant_drift_denials, obey.absent_drift_denials) == (
         1, 1, 0,
     )  # fmt: skip
     assert (obey.own_drift_denials, obey.unnecessary_own_drift_denials) == (0, 0)
     rows = events(tmp_path / "o", "obey")
+    assert not [e for e in rows if e["kind"] == "pull"]
     transplanted = [e for e in rows if e["kind"] == "apply_conflict"]
     assert [(e["agent"], e["path"]) for e in transplanted][:1] == [("pr-2", "a.py")]
     [denial] = [e for e in rows if e["kind"] == "deny"]
@@ -491,3 +505,57 @@ def test_a_denial_of_a_diff_the_replay_merged_in_with_a_conflict_is_counted_apar
     assert denial["transplantConflict"] is True
     assert "absent" not in denial
     assert "of a conflicted transplant" in format_report(report)
+    assert "merges of the mainline skipped" in format_report(report)
+
+
+def test_a_branch_that_merged_the_mainline_brings_the_replayed_mainline_in_at_that_moment(
+    tmp_path: Path,
+) -> None:
+    """The same history replayed as it happened: #2 brings the mainline in at its merge's time
+    (after #1's merge), so its rewrite of line 5 is an edit of the file it has: no transplant,
+    no denial, and both merges clean under every policy, as in history."""
+    source = _branch_merges_the_mainline(tmp_path)
+    history = read_window(source, max_prs=10)
+    [pull] = next(p for p in history.prs if p.number == 2).pulls
+    assert (pull.after, pull.committer_at) == (1, T0 + 1100)
+    report = replay_window(history, policies=["ignore", "obey"], out=tmp_path / "o",
+                           work=tmp_path, resamples=20)  # fmt: skip
+    for policy in ("ignore", "obey"):
+        rows = events(tmp_path / "o", policy)
+        [pulled] = [e for e in rows if e["kind"] == "pull"]
+        assert (pulled["agent"], pulled["t"], pulled["conflicts"]) == ("pr-2", T0 + 1100, [])
+        merge_1 = next(e for e in rows if e["kind"] == "merge" and e["agent"] == "pr-1")
+        assert merge_1["seq"] < pulled["seq"]
+        assert not [e for e in rows if e["kind"] in {"apply_conflict", "deny"}]
+        f = report.figures[policy]
+        assert (f.conflicts, f.pull_conflicts, f.drift_denials) == (0, 0, 0)
+    assert report.runs["ignore"].steps_matching_history == 2
+
+
+def test_a_pull_that_conflicts_is_the_branch_s_collision_under_every_policy(
+    tmp_path: Path,
+) -> None:
+    """#2 changed line 5 before #1's merge and resolved the conflict when it merged the
+    mainline in: the replay meets that conflict at #2's pull, not at its merge, and counts it
+    as #2's conflict (the baseline's, so obey is compared on the same collision)."""
+    source = _after_the_first_merge(tmp_path, ("a.py", 5))
+    # the conflict on line 5 resolved as the branch's side
+    git(source, "merge", "-q", "-s", "ours", "-m", "Merge branch 'main' into topic2", "main",
+        at=1100)  # fmt: skip
+    git(source, "checkout", "-q", "main")
+    git(source, "merge", "-q", "--no-ff", "-m", "Merge pull request #2 from someone/topic2",
+        "topic2", at=2000)  # fmt: skip
+    report = replay_window(read_window(source, max_prs=10), policies=["ignore"],
+                           out=tmp_path / "o", work=tmp_path, resamples=20)  # fmt: skip
+    rows = events(tmp_path / "o", "ignore")
+    [pulled] = [e for e in rows if e["kind"] == "pull"]
+    assert (pulled["agent"], pulled["conflicts"]) == ("pr-2", ["a.py"])
+    merge_2 = next(e for e in rows if e["kind"] == "merge" and e["agent"] == "pr-2")
+    assert merge_2["conflicts"] == []
+    f = report.figures["ignore"]
+    assert (f.conflicts, f.merge_conflicts, f.pull_conflicts) == (1, 0, 1)
+    skipped = replay_window(read_window(source, max_prs=10), policies=["ignore"],
+                            out=tmp_path / "s", work=tmp_path, resamples=20,
+                            pulls=False)  # fmt: skip
+    g = skipped.figures["ignore"]
+    assert (g.conflicts, g.merge_conflicts, g.pull_conflicts) == (1, 1, 0)

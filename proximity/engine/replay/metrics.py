@@ -25,6 +25,10 @@ class PullRequestOutcome:
     pr: int
     conflicted: bool  # git's merge into the replay mainline reported a conflicted path
     conflicted_paths: int = 0
+    pull_conflicted: bool = False
+    """Bringing the mainline in where history's branch did (its own merge of the mainline)
+    conflicted: the collision met before the merge, as history met it. Counted with the merge's
+    conflicts under every policy."""
     resync_conflicted: bool = False
     """Resynchronising conflicted: either kind below."""
     resync_merge_conflicted: bool = False
@@ -65,6 +69,7 @@ class ReplayFigures:
     policy: str
     merges: int
     conflicts: int
+    """Pull requests whose merge or own pull of the mainline conflicted."""
     conflicts_per_100: BootstrapInterval
     hunks: int
     delayed_hunks: int
@@ -91,6 +96,8 @@ class ReplayFigures:
     transplant_drift_denials: int = 0
     own_drift_denials: int = 0
     unnecessary_own_drift_denials: int = 0
+    merge_conflicts: int = 0
+    pull_conflicts: int = 0
     build_checked: int = 0
     build_breaks: int = 0
     build_breaks_per_100: BootstrapInterval | None = None
@@ -115,14 +122,16 @@ def replay_figures(
     Notes
     -----
     Percentile intervals of the bootstrap over pull requests (Efron & Tibshirani 1993, ch. 13),
-    through :func:`cluster_bootstrap_ci` with one cluster per pull request. "Avoided" is
-    ``1 - conflicts(policy) / conflicts(baseline)`` on the same resampled pull requests; with
+    through :func:`cluster_bootstrap_ci` with one cluster per pull request. A pull request's
+    conflict is its merge's or its own pull's of the mainline (history's branch met it there).
+    "Avoided" is ``1 - conflicts(policy) / conflicts(baseline)`` on the same resampled pull
+    requests; with
     resynchronisation conflicts, a PR whose resync conflicted counts as conflicted (every kind,
     or only a mainline merge that met the agent's own applied work: ``..._merges``).
     """
     rows = sorted(outcomes, key=lambda o: o.pr)
     keys = np.array([o.pr for o in rows])
-    conflicted = np.array([o.conflicted for o in rows], dtype=float)
+    conflicted = np.array([o.conflicted or o.pull_conflicted for o in rows], dtype=float)
     hunks = np.array([o.hunks for o in rows], dtype=float)
     delayed = np.array([o.delayed_hunks for o in rows], dtype=float)
     denials = np.array([o.denials for o in rows], dtype=float)
@@ -142,6 +151,8 @@ def replay_figures(
         policy=policy,
         merges=len(rows),
         conflicts=int(conflicted.sum()),
+        merge_conflicts=sum(o.conflicted for o in rows),
+        pull_conflicts=sum(o.pull_conflicted for o in rows),
         conflicts_per_100=ci(lambda i: 100.0 * float(conflicted[i].mean()) if i.size else np.nan),
         hunks=int(hunks.sum()),
         delayed_hunks=int(delayed.sum()),
@@ -174,9 +185,12 @@ def replay_figures(
         )
     if baseline is None:
         return figures
-    base = np.array([baseline[o.pr].conflicted for o in rows], dtype=float)
-    with_resync = np.array([o.conflicted or o.resync_conflicted for o in rows], dtype=float)
-    with_merges = np.array([o.conflicted or o.resync_merge_conflicted for o in rows], dtype=float)
+    base = np.array([baseline[o.pr].conflicted or baseline[o.pr].pull_conflicted for o in rows],
+                    dtype=float)  # fmt: skip
+    resynced = np.array([o.resync_conflicted for o in rows], dtype=float)
+    resync_merged = np.array([o.resync_merge_conflicted for o in rows], dtype=float)
+    with_resync = np.maximum(conflicted, resynced)
+    with_merges = np.maximum(conflicted, resync_merged)
 
     def avoided(values: NDArray[np.float64]) -> BootstrapInterval:
         return ci(lambda i: 1.0 - _ratio(values[i], base[i]))

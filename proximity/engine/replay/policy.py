@@ -10,10 +10,11 @@ file of that agent behind it, until every agent named in the denial has merged; 
 merges the mainline into its work and re-applies, asking again. Changes of other files go on.
 A merge falls due at its historical time and waits while changes are deferred. Agents that wait
 on each other in a cycle, all past their merge time, would wait forever: the one that was due
-first applies its deferred changes without asking (``force``) and merges. A change denied
-because the *mainline* changed its lines since the agent's base (nobody to wait for) is
-``Drifted``: the agent brings the mainline in at once (``resync``) and re-applies, asking again;
-should the same answer come back, it applies without asking.
+first applies its deferred changes without asking (``force``) and merges. Where history's branch
+merged the mainline in, every policy brings the replay's mainline in at that moment (``pull``),
+whatever waits. A change denied because the *mainline* changed its lines since the agent's base
+(nobody to wait for) is ``Drifted``: the agent brings the mainline in at once (``resync``) and
+re-applies, asking again; should the same answer come back, it applies without asking.
 
 With ``max_wait_s`` (*obey* with a cap), a change that has waited that long gives up waiting
 (``giveup``): the agent acknowledges the agents it waited on, as ``radar ack`` does, and applies,
@@ -40,8 +41,9 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """``kind``: start | apply | merge | push | resync | force | giveup; ``at`` is replay time;
-    ``others``: for a giveup, the agents waited on."""
+    """``kind``: start | apply | merge | push | resync | pull | force | giveup; ``at`` is replay
+    time; ``others``: for a giveup, the agents waited on; ``mainline``: for a pull, the
+    historical mainline commit the branch merged."""
 
     kind: str
     at: int
@@ -51,6 +53,7 @@ class Action:
     retry: bool = False
     reason: str = ""
     others: tuple[int, ...] = ()
+    mainline: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +165,11 @@ class ReplayScheduler:
                 queue.append(change)  # behind a deferred change of the same file
             else:
                 self._apply(agent, change, retry=False)
+        elif event.kind == "pull":
+            agent = self._agent(_pr(event))
+            self._start(agent)
+            if not agent.merged and event.pull is not None:
+                self.execute(Action("pull", self.now, agent.pr, mainline=event.pull.mainline))
         elif event.kind == "merge":
             agent = self._agent(_pr(event))
             self._start(agent)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 __all__ = [
     "ORDERS",
+    "BranchPull",
     "Change",
     "CommitInfo",
     "Event",
@@ -26,7 +27,7 @@ __all__ = [
 
 ORDERS = ("committer", "author")
 # At one second, mainline moves first (in its own order), then agents start, then they edit.
-_PRIORITY = {"push": 0, "merge": 0, "start": 1, "change": 2}
+_PRIORITY = {"push": 0, "merge": 0, "start": 1, "change": 2, "pull": 2}
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,12 +62,31 @@ class CommitInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class BranchPull:
+    """A merge of the mainline into the branch: history's agent bringing the mainline in.
+
+    ``after`` is how many of the branch's own commits came before it; ``mainline`` the
+    first-parent mainline commit that holds what it brought in (``""``: unknown).
+    """
+
+    after: int
+    mainline: str
+    author_at: int
+    committer_at: int
+
+    def at(self, order: str) -> int:
+        return self.author_at if order == "author" else self.committer_at
+
+
+@dataclass(frozen=True, slots=True)
 class PullRequestHistory:
     """A pull request merged with a merge commit: its own first-parent commits, oldest first.
 
-    ``skipped_merges`` counts merge commits on the branch whose second parent is mainline history
-    (the mainline merged into it); their diffs are the mainline's work, not the branch's, so they
-    are not replayed as changes. Other merges on the branch (its own side work) are commits.
+    ``pulls`` are the merge commits on the branch whose second parent is mainline history (the
+    mainline merged into it, ``skipped_merges`` of them): their diffs are the mainline's work,
+    not the branch's, so they are not changes; the replay brings its own mainline in at their
+    moment instead, as the branch did. Other merges on the branch (its own side work) are
+    commits.
     ``fork_point`` is the mainline commit the branch forked from (the replay's start commit when
     that lies before the replay): the agent's worktree starts from the replayed mainline as it
     stood after that commit's step.
@@ -80,6 +100,7 @@ class PullRequestHistory:
     commits: tuple[CommitInfo, ...]
     skipped_merges: int = 0
     fork_point: str = ""
+    pulls: tuple[BranchPull, ...] = ()
 
     @property
     def agent(self) -> str:
@@ -115,15 +136,18 @@ class Change:
 @dataclass(frozen=True, slots=True)
 class Event:
     at: int
-    kind: str  # "push" | "merge" | "start" | "change"
+    kind: str  # "push" | "merge" | "start" | "change" | "pull"
     pr: int | None = None
     step: MainlineStep | None = None
     change: Change | None = None
     index: int = 0  # position on the mainline (pushes and merges)
+    pull: BranchPull | None = None
+    after: int = 0  # a pull: how many of the PR's changes come before it
 
     @property
     def key(self) -> tuple[int, int, int, int, int]:
-        seq = self.change.seq if self.change is not None else 0
+        # a PR's changes and pulls keep their chain order at one second
+        seq = 2 * self.change.seq + 1 if self.change is not None else 2 * self.after
         pr = self.pr if self.pr is not None else -1
         return (self.at, _PRIORITY[self.kind], self.index, pr, seq)
 
@@ -135,15 +159,26 @@ def _monotone(times: Iterable[int]) -> list[int]:
     return out
 
 
-def _changes(pr: PullRequestHistory, *, order: str, clock_start: int) -> list[Change]:
-    """The PR's file changes in chain order, dated monotonically within [clock_start, merge]."""
-    times = _monotone(c.at(order) for c in pr.commits)
-    out: list[Change] = []
-    for commit, t in zip(pr.commits, times, strict=True):
+def _timeline(
+    pr: PullRequestHistory, *, order: str, clock_start: int, pulls: bool
+) -> tuple[list[Change], list[Event]]:
+    """The PR's file changes in chain order, and its pulls placed between them, dated
+    monotonically along the chain within [clock_start, merge]."""
+    chain: list[CommitInfo | BranchPull] = list(pr.commits)
+    if pulls:
+        for pull in sorted(pr.pulls, key=lambda p: p.after, reverse=True):
+            chain.insert(min(pull.after, len(pr.commits)), pull)
+    times = _monotone(c.at(order) for c in chain)
+    changes: list[Change] = []
+    events: list[Event] = []
+    for item, t in zip(chain, times, strict=True):
         at = min(max(t, clock_start), pr.merged_at)
-        for f in sorted(commit.files, key=lambda f: f.path):
-            out.append(Change(pr.number, len(out), commit.sha, commit.parent, f, at))
-    return out
+        if isinstance(item, BranchPull):
+            events.append(Event(at, "pull", pr.number, pull=item, after=len(changes)))
+            continue
+        for f in sorted(item.files, key=lambda f: f.path):
+            changes.append(Change(pr.number, len(changes), item.sha, item.parent, f, at))
+    return changes, events
 
 
 def build_schedule(
@@ -152,6 +187,7 @@ def build_schedule(
     *,
     order: str = "committer",
     clock_start: int,
+    pulls: bool = True,
 ) -> list[Event]:
     """Every event of the replay in time order.
 
@@ -166,13 +202,16 @@ def build_schedule(
         Which historical stamp dates a commit (module docstring).
     clock_start : int
         Epoch seconds of the replay's start; earlier changes are applied at this moment.
+    pulls : bool
+        Whether the branches' own merges of the mainline are events (``"pull"``); without
+        them a branch never brings the mainline in unless a policy makes it.
 
     Notes
     -----
     Mainline times are made monotone along the first-parent line (a pushed commit can carry an
-    older committer time than its parent). An agent starts at its first change, or at its merge
-    when its branch has no change of its own. Ties: the mainline's steps in their order, then
-    starts, then changes.
+    older committer time than its parent). An agent starts at its first change or pull, or at
+    its merge when its branch has neither. Ties: the mainline's steps in their order, then
+    starts, then changes and pulls in their chain order.
     """
     if order not in ORDERS:
         raise ValueError(f"order: must be one of {', '.join(ORDERS)} (got {order!r})")
@@ -186,9 +225,10 @@ def build_schedule(
         if pr.number not in merged_at:
             raise ValueError(f"pull request #{pr.number} has no merge step on the mainline")
         fixed = replace(pr, merged_at=merged_at[pr.number])
-        changes = _changes(fixed, order=order, clock_start=clock_start)
-        start = changes[0].at if changes else fixed.merged_at
+        changes, pulled = _timeline(fixed, order=order, clock_start=clock_start, pulls=pulls)
+        start = min([c.at for c in changes] + [e.at for e in pulled], default=fixed.merged_at)
         events.append(Event(start, "start", pr.number))
         events += [Event(c.at, "change", pr.number, change=c) for c in changes]
+        events += pulled
     events.sort(key=lambda e: e.key)
     return events

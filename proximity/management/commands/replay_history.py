@@ -58,6 +58,13 @@ class Command(BaseCommand):
             action="store_true",
             help="run the static merge check on every clean merge (build breaks per policy)",
         )
+        parser.add_argument(
+            "--branch-merges",
+            default="replay",
+            choices=("replay", "skip"),
+            help="replay: a branch brings the replayed mainline in where history's branch merged "
+            "the mainline; skip: it keeps its fork's base (the replay before 2026-12-06)",
+        )
         parser.add_argument("--lookback-days", type=float, default=30.0)
         parser.add_argument("--resamples", type=int, default=1000)
         parser.add_argument("--seed", type=int, default=0)
@@ -91,7 +98,7 @@ class Command(BaseCommand):
             work=Path(o["work"]) if o["work"] else None, order=o["order"], recency=o["recency"],
             mode=o["mode"], resamples=o["resamples"], seed=o["seed"], keep=o["keep"],
             bases=o["bases"], max_wait_s=None if wait is None else max(1, round(wait * 3600)),
-            build_breaks=o["build_breaks"],
+            build_breaks=o["build_breaks"], pulls=o["branch_merges"] == "replay",
         )  # fmt: skip
         self.stdout.write(format_report(report))
         self.stderr.write(f"events and summary.json in {o['out']}")

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from proximity.engine.replay.schedule import (
+    BranchPull,
     CommitInfo,
     FileChange,
     MainlineStep,
@@ -65,6 +68,33 @@ def test_mainline_first_then_starts_then_changes_at_one_second() -> None:
         ("merge", 1, 100), ("push", None, 100), ("start", 1, 100), ("start", 2, 100),
         ("change", 1, 100), ("change", 2, 100), ("merge", 2, 300),
     ]  # fmt: skip
+
+
+def test_a_branch_s_merges_of_the_mainline_keep_their_place_in_its_chain() -> None:
+    # two commits at one second with a pull of the mainline between them; a pull before the
+    # first commit starts the agent; a pull stamped before the commit it follows (a skewed
+    # clock) still comes after it
+    pr = replace(
+        _pr(1, 500, [(0, 200, ["a", "b"]), (0, 200, ["c"]), (0, 300, ["d"])]),
+        pulls=(
+            BranchPull(0, "m0", 0, 150),
+            BranchPull(1, "m1", 0, 200),
+            BranchPull(2, "m2", 0, 250),
+            BranchPull(3, "m3", 0, 290),
+        ),
+    )
+    events = build_schedule([pr], [MainlineStep("m1", "s", 500, 1)], clock_start=0)
+    chain = [
+        (e.kind, e.at, e.change.path if e.change else e.pull.mainline if e.pull else "")
+        for e in events
+    ]
+    assert chain == [
+        ("start", 150, ""), ("pull", 150, "m0"), ("change", 200, "a"), ("change", 200, "b"),
+        ("pull", 200, "m1"), ("change", 200, "c"), ("pull", 250, "m2"), ("change", 300, "d"),
+        ("pull", 300, "m3"), ("merge", 500, ""),
+    ]  # fmt: skip
+    skipped = build_schedule([pr], [MainlineStep("m1", "s", 500, 1)], clock_start=0, pulls=False)
+    assert [e.kind for e in skipped] == ["start", "change", "change", "change", "change", "merge"]
 
 
 def test_a_pull_request_without_its_merge_step_is_refused() -> None:
