@@ -134,25 +134,6 @@ def _on_mainline(repo: Path, commit: str, mainline_parent: str) -> bool:
     return code == 0
 
 
-def _on_first_parent(repo: Path, commit: str, index: dict[str, int], rows: list[Row]) -> str:
-    """The first mainline (first-parent) commit that holds ``commit``."""
-    if commit in index:
-        return commit
-    code, out = git(repo, ["rev-list", "--first-parent", "--ancestry-path", "--reverse",
-                           f"{commit}..{rows[-1][0]}"], ok_codes=(0, 128))  # fmt: skip
-    found = out.decode().split() if code == 0 else []
-    return found[0] if found else ""
-
-
-def _pulled(repo: Path, commit: str, index: dict[str, int], rows: list[Row], start: int) -> str:
-    """What a branch's merge of ``commit`` brings in, as a mainline step: the replay's start
-    commit when that already holds it (the merge brings nothing the replay has not)."""
-    at = index.get(_on_first_parent(repo, commit, index, rows))
-    if at is None:
-        return ""
-    return rows[start][0] if at <= start else rows[at][0]
-
-
 def _fork_point(
     repo: Path,
     pr: PullRequestHistory,
@@ -213,17 +194,7 @@ def read_window(
     start_index = first_index - 1
     while start_index > 0 and rows[start_index][2] > clock_start:
         start_index -= 1
-    prs = [
-        replace(
-            pr,
-            fork_point=_fork_point(repo, pr, rows, index, start_index),
-            pulls=tuple(
-                replace(p, mainline=_pulled(repo, p.mainline, index, rows, start_index))
-                for p in pr.pulls
-            ),
-        )
-        for pr in found
-    ]
+    prs = [replace(pr, fork_point=_fork_point(repo, pr, rows, index, start_index)) for pr in found]
     by_merge = {c[1]: c[0] for c in chosen}
     last_index = index[chosen[-1][1]]
     steps = tuple(

@@ -239,10 +239,10 @@ class ReplayRepo:
         same = tree == self.rev(f"{historical}^{{tree}}")
         return MergeResult(work, conflicts, same)
 
-    def resync(self, agent: str, at: int, onto: str | None = None) -> tuple[str, ...] | None:
-        """Merge ``main`` (or ``onto``, a replayed mainline commit) into the agent's work; in a
-        conflicted path the agent's hunks win. ``None``: the branch already holds ``onto``."""
-        tip = onto or self.main()
+    def resync(self, agent: str, at: int) -> tuple[str, ...] | None:
+        """Merge ``main`` into the agent's work; in a conflicted path the agent's hunks win.
+        ``None``: the branch already holds it."""
+        tip = self.main()
         code, _ = self.run(["merge-base", "--is-ancestor", tip, f"refs/heads/{agent}"],
                            ok=(0, 1))  # fmt: skip
         if code == 0:

@@ -246,15 +246,16 @@ class _Driver:
 
     def _do_pull(self, action: Action) -> None:
         """History's branch merged the mainline in here: bring in the replayed mainline as it
-        stood after that commit's step (the tip, when the replay has not reached it)."""
+        now is, as an agent pulling would (not the step history merged: a merge the policy
+        postponed would be missing from it)."""
         pr = self._pr(action)
-        onto, index = self.replayed.get(action.mainline, (self.repo.main(), len(self.main_log)))
-        conflicts = self.repo.resync(f"pr-{pr}", action.at, onto=onto)
+        onto = self.repo.main()
+        conflicts = self.repo.resync(f"pr-{pr}", action.at)
         if conflicts is None:
             return  # the branch already holds it
         self.gate.changed(f"pr-{pr}")
         s = self.stats[pr]
-        s.base_index = max(s.base_index, index)
+        s.base_index = len(self.main_log)
         s.pull_conflicts |= frozenset(conflicts)
         self.emit(action.at, "pull", agent=f"pr-{pr}", conflicts=list(conflicts),
                   mainline=action.mainline, onto=onto)  # fmt: skip

@@ -65,8 +65,8 @@ class CommitInfo:
 class BranchPull:
     """A merge of the mainline into the branch: history's agent bringing the mainline in.
 
-    ``after`` is how many of the branch's own commits came before it; ``mainline`` the
-    first-parent mainline commit that holds what it brought in (``""``: unknown).
+    ``after`` is how many of the branch's own commits came before it; ``mainline`` the commit
+    history merged (a record: the replay brings in its own mainline's tip at that moment).
     """
 
     after: int
