@@ -120,7 +120,7 @@ def _pull_request(
         author_at, committer_at = (int(x) for x in times.split())
         if len(ps) != 1 and _on_mainline(repo, ps[1], p1):
             # the mainline merged into the branch: not the branch's own work, but its moment
-            pulls.append(BranchPull(len(commits), ps[1], author_at, committer_at))
+            pulls.append(BranchPull(len(commits), ps[1], author_at, committer_at, sha))
             continue
         # a merge of the branch's own side work (two clones of one branch) is replayed as the
         # change it made to the branch's first parent

@@ -239,9 +239,10 @@ class ReplayRepo:
         same = tree == self.rev(f"{historical}^{{tree}}")
         return MergeResult(work, conflicts, same)
 
-    def resync(self, agent: str, at: int) -> tuple[str, ...] | None:
-        """Merge ``main`` into the agent's work; in a conflicted path the agent's hunks win.
-        ``None``: the branch already holds it."""
+    def resync(self, agent: str, at: int, historical: str = "") -> tuple[str, ...] | None:
+        """Merge ``main`` into the agent's work; in a conflicted path the agent's hunks win, or
+        history's resolution where history made this merge (``historical``, the branch's own
+        merge of the mainline). ``None``: the branch already holds ``main``."""
         tip = self.main()
         code, _ = self.run(["merge-base", "--is-ancestor", tip, f"refs/heads/{agent}"],
                            ok=(0, 1))  # fmt: skip
@@ -249,7 +250,9 @@ class ReplayRepo:
             return None
         work = self.snapshot(agent, at)
         tree, conflicts = self.merge_tree(tip, work)
-        if conflicts:
+        if conflicts and historical:
+            tree = self._override(tree, conflicts, historical)
+        elif conflicts:
             tree = self._agent_wins_hunks(tree, conflicts, tip, work)
         path = self.worktree(agent)
         self.run(["update-ref", f"refs/heads/{agent}", tip])

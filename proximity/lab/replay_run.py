@@ -247,10 +247,11 @@ class _Driver:
     def _do_pull(self, action: Action) -> None:
         """History's branch merged the mainline in here: bring in the replayed mainline as it
         now is, as an agent pulling would (not the step history merged: a merge the policy
-        postponed would be missing from it)."""
+        postponed would be missing from it); a conflicted path takes history's resolution, as a
+        conflicted merge does."""
         pr = self._pr(action)
         onto = self.repo.main()
-        conflicts = self.repo.resync(f"pr-{pr}", action.at)
+        conflicts = self.repo.resync(f"pr-{pr}", action.at, historical=action.reason)
         if conflicts is None:
             return  # the branch already holds it
         self.gate.changed(f"pr-{pr}")

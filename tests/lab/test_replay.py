@@ -536,12 +536,14 @@ def test_a_pull_that_conflicts_is_the_branch_s_collision_under_every_policy(
     tmp_path: Path,
 ) -> None:
     """#2 changed line 5 before #1's merge and resolved the conflict when it merged the
-    mainline in: the replay meets that conflict at #2's pull, not at its merge, and counts it
-    as #2's conflict (the baseline's, so obey is compared on the same collision)."""
+    mainline in: the replay meets that conflict at #2's pull, not at its merge, resolves it as
+    history did, and counts it as #2's conflict (the baseline's, so obey is compared on the
+    same collision)."""
     source = _after_the_first_merge(tmp_path, ("a.py", 5))
-    # the conflict on line 5 resolved as the branch's side
-    git(source, "merge", "-q", "-s", "ours", "-m", "Merge branch 'main' into topic2", "main",
-        at=1100)  # fmt: skip
+    # the conflict on line 5 resolved by hand: both sides' words
+    git(source, "merge", "-q", "-s", "ours", "--no-commit", "main", at=1100)
+    _set_line(source, "a.py", 5, "pr1 and pr2")
+    git(source, "commit", "-qam", "Merge branch 'main' into topic2", at=1100)
     git(source, "checkout", "-q", "main")
     git(source, "merge", "-q", "--no-ff", "-m", "Merge pull request #2 from someone/topic2",
         "topic2", at=2000)  # fmt: skip
@@ -554,6 +556,8 @@ def test_a_pull_that_conflicts_is_the_branch_s_collision_under_every_policy(
     assert merge_2["conflicts"] == []
     f = report.figures["ignore"]
     assert (f.conflicts, f.merge_conflicts, f.pull_conflicts) == (1, 0, 1)
+    # the conflicted path took history's resolution, so the replayed mainline is history's
+    assert report.runs["ignore"].steps_matching_history == 2
     skipped = replay_window(read_window(source, max_prs=10), policies=["ignore"],
                             out=tmp_path / "s", work=tmp_path, resamples=20,
                             pulls=False)  # fmt: skip

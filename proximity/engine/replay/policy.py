@@ -43,7 +43,7 @@ __all__ = [
 class Action:
     """``kind``: start | apply | merge | push | resync | pull | force | giveup; ``at`` is replay
     time; ``others``: for a giveup, the agents waited on; ``mainline``: for a pull, the
-    historical mainline commit the branch merged."""
+    historical mainline commit the branch merged (``reason``: history's merge commit)."""
 
     kind: str
     at: int
@@ -169,7 +169,9 @@ class ReplayScheduler:
             agent = self._agent(_pr(event))
             self._start(agent)
             if not agent.merged and event.pull is not None:
-                self.execute(Action("pull", self.now, agent.pr, mainline=event.pull.mainline))
+                pull = event.pull
+                self.execute(Action("pull", self.now, agent.pr, mainline=pull.mainline,
+                                    reason=pull.sha))  # fmt: skip
         elif event.kind == "merge":
             agent = self._agent(_pr(event))
             self._start(agent)

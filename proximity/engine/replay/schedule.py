@@ -66,13 +66,15 @@ class BranchPull:
     """A merge of the mainline into the branch: history's agent bringing the mainline in.
 
     ``after`` is how many of the branch's own commits came before it; ``mainline`` the commit
-    history merged (a record: the replay brings in its own mainline's tip at that moment).
+    history merged (a record: the replay brings in its own mainline's tip at that moment);
+    ``sha`` the merge commit, whose files are history's resolution of a conflicted path.
     """
 
     after: int
     mainline: str
     author_at: int
     committer_at: int
+    sha: str = ""
 
     def at(self, order: str) -> int:
         return self.author_at if order == "author" else self.committer_at
