@@ -118,7 +118,7 @@ def replay_window(
         base_outcomes = {o.pr: o for o in baseline.outcomes()}
         figures, speed = {}, {}
         for policy, run in runs.items():
-            unnecessary = label_denials(repo, baseline.finals, run) if policy != "ignore" else {}
+            unnecessary = label_denials(repo, baseline, run) if policy != "ignore" else {}
             drift = label_drift_denials(baseline, run) if policy != "ignore" else {}
             own = label_drift_denials(baseline, run, own=True) if policy != "ignore" else {}
             figures[policy] = replay_figures(

@@ -440,16 +440,23 @@ def run_policy(
                      c["hook_errors"])  # fmt: skip
 
 
-def label_denials(repo: ReplayRepo, baseline: dict[int, str], run: PolicyRun) -> dict[int, int]:
-    """Unnecessary denials per PR: every agent named merged cleanly with it in the baseline."""
+def label_denials(repo: ReplayRepo, baseline: PolicyRun, run: PolicyRun) -> dict[int, int]:
+    """Unnecessary denials per PR: every agent named merged cleanly with it in the baseline.
+
+    Clean: the two final baseline states merge without a conflict in a path both changed, and
+    neither's own pull of the mainline conflicted on such a path (where history's branch met
+    the collision, its final state already holds the resolution).
+    """
     cache: dict[tuple[int, int], bool] = {}
+    finals, stats = baseline.finals, baseline.stats
 
     def clean(a: int, b: int) -> bool:
         key = (min(a, b), max(a, b))
         if key not in cache:
-            x, y = baseline[key[0]], baseline[key[1]]
+            x, y = finals[key[0]], finals[key[1]]
             shared = repo.own_paths(x) & repo.own_paths(y)
-            cache[key] = not (set(repo.dry_run(x, y)) & shared)
+            pulled = {p for pr in key if pr in stats for p in stats[pr].pull_conflicts}
+            cache[key] = not ((set(repo.dry_run(x, y)) | pulled) & shared)
         return cache[key]
 
     out: dict[int, int] = {}

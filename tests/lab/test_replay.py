@@ -547,7 +547,7 @@ def test_a_pull_that_conflicts_is_the_branch_s_collision_under_every_policy(
     git(source, "checkout", "-q", "main")
     git(source, "merge", "-q", "--no-ff", "-m", "Merge pull request #2 from someone/topic2",
         "topic2", at=2000)  # fmt: skip
-    report = replay_window(read_window(source, max_prs=10), policies=["ignore"],
+    report = replay_window(read_window(source, max_prs=10), policies=["ignore", "obey"],
                            out=tmp_path / "o", work=tmp_path, resamples=20)  # fmt: skip
     rows = events(tmp_path / "o", "ignore")
     [pulled] = [e for e in rows if e["kind"] == "pull"]
@@ -558,6 +558,10 @@ def test_a_pull_that_conflicts_is_the_branch_s_collision_under_every_policy(
     assert (f.conflicts, f.merge_conflicts, f.pull_conflicts) == (1, 0, 1)
     # the conflicted path took history's resolution, so the replayed mainline is history's
     assert report.runs["ignore"].steps_matching_history == 2
+    # obey: #2 is denied on #1's line and waits for its merge; the denial is necessary, for
+    # the baseline met the collision at #2's pull (the final states no longer show it)
+    obey = report.figures["obey"]
+    assert (obey.conflicts, obey.denials, obey.unnecessary_denials) == (0, 1, 0)
     skipped = replay_window(read_window(source, max_prs=10), policies=["ignore"],
                             out=tmp_path / "s", work=tmp_path, resamples=20,
                             pulls=False)  # fmt: skip
