@@ -152,7 +152,8 @@ def format_report(report: ReplayReport) -> str:
         + (f", obey waits at most {report.max_wait_s / 3600:g} h" if report.max_wait_s else "")
         + ("" if report.pulls else ", the branches' own merges of the mainline skipped")
         + ")",
-        "| policy | conflicts /100 merges [n; at a pull] | avoided | "
+        "| policy | conflicts /100 merges [n; at a pull; the replay's text] | avoided "
+        "(the replay's text set apart) | "
         "avoided incl. resync (resync merges only) | "
         "resync conflicts (merges) | hunks delayed % | median delay h | denials | unnecessary % | "
         "mainline denials (unnecessary; of a file the branch lacked; of a conflicted transplant) | "
@@ -162,8 +163,9 @@ def format_report(report: ReplayReport) -> str:
     for name, f in report.figures.items():
         lines.append(
             f"| {name} | {_ci(f.conflicts_per_100)} [{f.conflicts}/{f.merges}; "
-            f"{f.pull_conflicts}] | "
-            f"{_ci(f.avoided, 100, 0)} | {_ci(f.avoided_with_resync, 100, 0)} "
+            f"{f.pull_conflicts}; {f.replay_made_conflicts}] | "
+            f"{_ci(f.avoided, 100, 0)} ({_ci(f.avoided_own, 100, 0)}) | "
+            f"{_ci(f.avoided_with_resync, 100, 0)} "
             f"({_ci(f.avoided_with_resync_merges, 100, 0)}) | "
             f"{f.resync_conflicts} ({f.resync_merge_conflicts}) | "
             f"{_ci(f.share_delayed, 100, 2)} | {_ci(f.median_delay_h, 1, 2)} | {f.denials} | "

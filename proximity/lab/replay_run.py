@@ -66,6 +66,9 @@ class _Stats:
     merge_resync_conflicted: bool = False
     """Bringing the mainline in conflicted with work the agent had applied (its real work); the
     other kind is a deferred historical diff that no longer fits (:class:`PullRequestOutcome`)."""
+    transplants: set[str] = field(default_factory=set)
+    """Paths whose commit the replay merged into the worktree with a conflict, first time (not a
+    deferred change's re-application): from then on the file holds the replay's text."""
     pull_conflicts: frozenset[str] = frozenset()
     """Paths on which bringing the mainline in where history's branch did (a pull) conflicted:
     the collision met before the merge, as history met it."""
@@ -104,6 +107,7 @@ class PolicyRun:
             out.append(PullRequestOutcome(
                 pr=pr, conflicted=bool(s.conflicts), conflicted_paths=len(s.conflicts),
                 pull_conflicted=bool(s.pull_conflicts),
+                replay_made=bool((set(s.conflicts) | s.pull_conflicts) & s.transplants),
                 resync_conflicted=s.resync_conflicted,
                 resync_merge_conflicted=s.merge_resync_conflicted,
                 hunks=s.hunks, delayed_hunks=len(delayed),
@@ -300,6 +304,8 @@ class _Driver:
             # re-applying after a deferral on lines the other side changed: the agent resolves
             self.counters["apply_conflicts"] += 1
             s.resync_conflicted |= action.retry or forced
+            if not (action.retry or forced):
+                s.transplants.add(change.path)
             self.emit(action.at, "apply_conflict", agent=agent, path=change.path,
                       commit=change.commit, retry=action.retry)  # fmt: skip
         if plan.kind == "skip" and (action.retry or forced):

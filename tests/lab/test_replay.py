@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -506,6 +507,12 @@ def test_a_denial_of_a_diff_the_replay_merged_in_with_a_conflict_is_counted_apar
     assert "absent" not in denial
     assert "of a conflicted transplant" in format_report(report)
     assert "merges of the mainline skipped" in format_report(report)
+    # the baseline's merge of #2 conflicts on that text: the replay's own conflict, set apart
+    ignore = report.figures["ignore"]
+    assert (ignore.conflicts, ignore.replay_made_conflicts) == (1, 1)
+    assert obey.avoided is not None
+    assert obey.avoided_own is not None
+    assert (obey.avoided.estimate, math.isnan(obey.avoided_own.estimate)) == (1.0, True)
 
 
 def test_a_branch_that_merged_the_mainline_brings_the_replayed_mainline_in_at_that_moment(
@@ -529,6 +536,7 @@ def test_a_branch_that_merged_the_mainline_brings_the_replayed_mainline_in_at_th
         assert not [e for e in rows if e["kind"] in {"apply_conflict", "deny"}]
         f = report.figures[policy]
         assert (f.conflicts, f.pull_conflicts, f.drift_denials) == (0, 0, 0)
+        assert f.replay_made_conflicts == 0
     assert report.runs["ignore"].steps_matching_history == 2
 
 

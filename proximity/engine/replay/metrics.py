@@ -29,6 +29,10 @@ class PullRequestOutcome:
     """Bringing the mainline in where history's branch did (its own merge of the mainline)
     conflicted: the collision met before the merge, as history met it. Counted with the merge's
     conflicts under every policy."""
+    replay_made: bool = False
+    """The conflict (merge or pull) is on a path whose commit the replay had merged into the
+    worktree with a conflict, resolved as the commit's side: a text no agent wrote, the
+    replay's own artefact (its mainline or fork had diverged from history's)."""
     resync_conflicted: bool = False
     """Resynchronising conflicted: either kind below."""
     resync_merge_conflicted: bool = False
@@ -98,6 +102,9 @@ class ReplayFigures:
     unnecessary_own_drift_denials: int = 0
     merge_conflicts: int = 0
     pull_conflicts: int = 0
+    replay_made_conflicts: int = 0
+    avoided_own: BootstrapInterval | None = None
+    """"Avoided" with the conflicts the replay's own text made set apart on both sides."""
     build_checked: int = 0
     build_breaks: int = 0
     build_breaks_per_100: BootstrapInterval | None = None
@@ -153,6 +160,9 @@ def replay_figures(
         conflicts=int(conflicted.sum()),
         merge_conflicts=sum(o.conflicted for o in rows),
         pull_conflicts=sum(o.pull_conflicted for o in rows),
+        replay_made_conflicts=sum(
+            (o.conflicted or o.pull_conflicted) and o.replay_made for o in rows
+        ),
         conflicts_per_100=ci(lambda i: 100.0 * float(conflicted[i].mean()) if i.size else np.nan),
         hunks=int(hunks.sum()),
         delayed_hunks=int(delayed.sum()),
@@ -192,8 +202,11 @@ def replay_figures(
     with_resync = np.maximum(conflicted, resynced)
     with_merges = np.maximum(conflicted, resync_merged)
 
-    def avoided(values: NDArray[np.float64]) -> BootstrapInterval:
-        return ci(lambda i: 1.0 - _ratio(values[i], base[i]))
+    def avoided(values: NDArray[np.float64], den: NDArray[np.float64] = base) -> BootstrapInterval:
+        return ci(lambda i: 1.0 - _ratio(values[i], den[i]))
+
+    made = np.array([o.replay_made for o in rows], dtype=float)
+    base_made = np.array([baseline[o.pr].replay_made for o in rows], dtype=float)
 
     base_broke = np.array([bool(baseline[o.pr].build_break) for o in rows], dtype=float)
     if checked.any():
@@ -203,6 +216,7 @@ def replay_figures(
     return replace(
         figures,
         avoided=avoided(conflicted),
+        avoided_own=avoided(conflicted * (1 - made), base * (1 - base_made)),
         avoided_with_resync=avoided(with_resync),
         avoided_with_resync_merges=avoided(with_merges),
         conflicts_removed=int(((base == 1) & (conflicted == 0)).sum()),
