@@ -126,3 +126,43 @@ def test_a_parked_agent_yields_so_the_active_one_holds_course(pair: Scene) -> No
     assert "Resolution Advisory with alice" in context
     assert "you hold course (alice is parked: " in context
     assert "alice must steer away from core.py" in context
+
+
+def _aged(path: Path, hours_ago: float) -> None:
+    then = time.time() - hours_ago * 3600
+    os.utime(path, (then, then))
+
+
+def test_an_agent_waiting_on_a_denial_is_not_parked_until_its_wait_ends(pair: Scene) -> None:
+    """Alice's insertion is 80 hours old, past radar-v1's parked time, but a hook denied her an
+    edit of carol's lines and she is waiting on carol: her idleness is the radar's doing, so
+    she keeps the earlier start's right of way and bob, who inserts at her point, is denied
+    (docs/DECISIONS.md, "An agent waiting on the radar keeps its place"). Once she
+    acknowledges carol her wait is over, she is parked again and bob's edit goes ahead."""
+    carol = pair.repo.add_worktree("carol")
+    # carol started long ago (an old change of util.py) and is at work now (a new file)
+    pair.repo.replace_lines("util.py", 3, 3, worktree="carol", tag="carol")
+    _aged(carol / "util.py", 200)
+    (carol / "notes.py").write_text("x = 1\n")
+    alice_text, _, _ = CASES["both insert after line 20"]
+    (pair.alice / "core.py").write_text(alice_text)
+    _aged(pair.alice / "core.py", 80)
+    payload = load("claude_pre_edit", WORKTREE=str(pair.alice), FILE=str(pair.alice / "util.py"))
+    payload["tool_input"].update(file_path=str(pair.alice / "util.py"),
+                                 old_string="line 3\n", new_string="alice 3\n")  # fmt: skip
+    payload["tool_input"].pop("replace_all", None)
+    run = pair.radar("hook", "claude", stdin=json.dumps(payload), cwd=pair.alice)
+    assert run.returncode == 0, run.stderr
+    denied = json.loads(run.stdout)["hookSpecificOutput"]
+    assert denied["permissionDecision"] == "deny", denied
+    assert "Resolution Advisory with carol" in denied["permissionDecisionReason"]
+    # alice waits on carol: not parked, she holds, and bob steers
+    waiting = _bob_inserts_where_alice_inserted(pair, hours_ago=80)
+    assert waiting["permissionDecision"] == "deny", waiting
+    assert "is parked" not in waiting["permissionDecisionReason"]
+    assert "you steer" in waiting["permissionDecisionReason"]
+    # her wait ends with her acknowledgement: parked again, bob holds course
+    assert pair.radar("ack", "carol", cwd=pair.alice).returncode == 0
+    going = _bob_inserts_where_alice_inserted(pair, hours_ago=80)
+    assert "permissionDecision" not in going, going
+    assert "you hold course (alice is parked: " in going["additionalContext"]
