@@ -117,8 +117,6 @@ def _pre_edit(session: AgentSession, event: HookEvent) -> Decision:
     if decision.kind in {"deny", "ask"}:
         others = sorted({f.other for f in decision.findings} | {d.mainline for d in decision.drift})
         session.state.remember_denial(agent=result.agent, others=others, paths=list(result.paths))
-    else:
-        session.state.went_ahead(result.agent, list(result.paths))
     if elsewhere is not None:  # a note about edits outside every worktree of the repository
         text = "\n".join(t for t in (decision.text, elsewhere.text) if t)
         kind = decision.kind if decision.kind != "none" else "context"

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -77,11 +76,7 @@ def local_check(
         if me.started_at is not None:
             asking["startedAt"] = me.to_agent_json().get("startedAt")
     lenient = profile in PROFILES and PROFILES[profile].reference_input
-    state = state or LocalState(worktree.common_dir)
     kept = {a: _entry(ws) for a, ws in others.items()}
-    for a in state.waiting_agents({agent_id, *others}) & kept.keys():
-        entry, parsed = kept[a]
-        kept[a] = ({**entry, "waiting": True}, replace(parsed, waiting=True))
     entries = {a: k[0] for a, k in kept.items()}
     airspace = {
         "agents": [asking, *(k[0] if lenient else k[1] for k in kept.values())],
@@ -105,7 +100,7 @@ def local_check(
     )["advisories"]
     paths = [p for p, _, _ in planned]
     _add_excerpts(entries, others, advisories, agent_id, paths)
-    acked = state.acknowledged(agent_id)
+    acked = (state or LocalState(worktree.common_dir)).acknowledged(agent_id)
     findings = findings_from_advisories(
         advisories, asker=agent_id, others=entries, planned=paths, acknowledged=acked
     )

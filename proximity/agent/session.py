@@ -424,9 +424,6 @@ class AgentSession:
         }
         if "startedAt" in agent:
             body["startedAt"] = agent["startedAt"]
-        waits = self.state.waits_of(self.agent_id)
-        if waits:
-            body["waitingOn"] = waits[:100]
         sent = self.client.report(body)
         return (
             f"reported {len(body['files'])} file(s) as {self.agent_id} (version {sent['version']})"

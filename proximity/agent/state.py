@@ -92,42 +92,14 @@ class LocalState:
                 if a.get("until", 0) > now and (a.get("agent"), a.get("other")) != (agent, other)
             ]
             data["acks"].append(entry)
-            data.get("waiting", {}).get(agent, {}).pop(other, None)  # it goes on: no wait
         return entry
 
     def remember_denial(self, *, agent: str, others: list[str], paths: list[str]) -> None:
-        """The paths a denial named, so ``radar ack OTHER`` can say what it acknowledges, and
-        the wait it starts (:meth:`waiting_agents`)."""
-        now = time.time()
+        """The paths a denial named, so ``radar ack OTHER`` can say what it acknowledges."""
         with self._locked() as data:
             denials = data.setdefault("denials", {}).setdefault(agent, {})
-            waits = data.setdefault("waiting", {}).setdefault(agent, {})
             for other in others:
                 denials[other] = sorted(set(paths))
-                waits[other] = {"at": now, "paths": sorted(set(paths))}
-
-    def went_ahead(self, agent: str, paths: list[str]) -> None:
-        """An edit of ``paths`` was allowed: the waits on those paths are over (the agent's
-        allowed edits of other files leave its wait as it is). Writes only when one ends."""
-        waits = self._load().get("waiting", {}).get(agent)
-        planned = set(paths)
-        if not waits or not any(planned & set(w.get("paths") or ()) for w in waits.values()):
-            return
-        with self._locked() as data:
-            mine = data.get("waiting", {}).get(agent, {})
-            for other in [o for o, w in mine.items() if planned & set(w.get("paths") or ())]:
-                del mine[other]
-
-    def waits_of(self, agent: str) -> list[str]:
-        """The agents ``agent`` waits on (a report sends them: the server then knows it too)."""
-        waits = self._load().get("waiting", {}).get(agent)
-        return sorted(waits) if isinstance(waits, dict) else []
-
-    def waiting_agents(self, live: set[str]) -> set[str]:
-        """The agents waiting on a denial that named an agent in ``live`` (still here): the
-        agents the radar told to wait, whose idle files are its doing."""
-        waiting = self._load().get("waiting", {})
-        return {a for a, waits in waiting.items() if isinstance(waits, dict) and live & set(waits)}
 
     def denied_paths(self, agent: str, other: str) -> list[str]:
         return list(self._load().get("denials", {}).get(agent, {}).get(other, []))

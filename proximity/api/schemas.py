@@ -42,7 +42,6 @@ def _one_line(value: str) -> str:
 Label = Annotated[str, Field(max_length=255), AfterValidator(_one_line)]
 LineNo = Annotated[int, Field(ge=0, le=10_000_000)]
 HunkId = Annotated[str, Field(pattern=r"^[0-9a-f]{8,64}$")]
-AgentRef = Annotated[str, Field(min_length=1, max_length=120, pattern=ID_PATTERN)]
 
 
 def _past(value: AwareDatetime) -> AwareDatetime:
@@ -124,8 +123,6 @@ class WorkingSetIn(In):
     started_at: SentTime | None = None
     files: list[FileIn] = Field(max_length=5000)
     intent: list[IntentIn] = Field(default_factory=list, max_length=500)
-    # the agents whose Resolution this agent was denied on and waits for (its local state)
-    waiting_on: list[AgentRef] = Field(default_factory=list, max_length=100)
 
 
 class WorkingSetOut(Out):

@@ -254,7 +254,6 @@ class RadarGate:
             seen = _encounter(sets, agent, files, others, wall)
             return GateAnswer("deny", decision.text, others, drift=bool(decision.drift),
                               encounter=seen)  # fmt: skip
-        session.state.went_ahead(result.agent, list(result.paths))
         traffic = tuple(sorted({f.other for f in decision.findings if not f.resolution}))
         return GateAnswer(decision.kind, decision.text, others, traffic)
 

@@ -96,9 +96,6 @@ class WorkingSetSnapshot(models.Model):
     version = models.PositiveIntegerField()
     files = models.JSONField(default=list)
     intent = models.JSONField(default=list)
-    waiting_on = models.JSONField(default=list, blank=True)
-    """The agents whose Resolution this agent was denied on and waits for, as its report said
-    (docs/DECISIONS.md, "An agent waiting on the radar keeps its place")."""
     content_hash = models.CharField(max_length=64)
     source = models.CharField(max_length=8, choices=Source.choices, default=Source.API)
     reported_at = models.DateTimeField()

@@ -71,8 +71,7 @@ def _history(repository: Repository, now: datetime) -> dict[str, list[list[Any]]
     return out
 
 
-def _agent_json(snapshot: WorkingSetSnapshot, live: set[str]) -> dict[str, Any]:
-    """The engine's entry; ``waiting`` when an agent it waits on (``live``) is still here."""
+def _agent_json(snapshot: WorkingSetSnapshot) -> dict[str, Any]:
     agent = snapshot.agent
     files = [{k: f[k] for k in _ENGINE_FILE_KEYS if k in f} for f in snapshot.files]
     entry: dict[str, Any] = {"agentId": agent.agent_id, "label": agent.label, "files": files}
@@ -80,8 +79,6 @@ def _agent_json(snapshot: WorkingSetSnapshot, live: set[str]) -> dict[str, Any]:
         entry["startedAt"] = agent.started_at.isoformat()
     if snapshot.intent:
         entry["intent"] = snapshot.intent
-    if live & set(snapshot.waiting_on or ()):
-        entry["waiting"] = True
     return entry
 
 
@@ -99,9 +96,8 @@ def airspace_inputs(
     options: dict[str, Any] = {"now": now.isoformat(), "history": _history(repository, now)}
     if conflicts:
         options["conflicts"] = conflicts
-    live = {s.agent.agent_id for s in snapshots}
     airspace = {
-        "agents": [_agent_json(s, live) for s in snapshots],
+        "agents": [_agent_json(s) for s in snapshots],
         "graph": {"adjacency": graph.adjacency if graph else {}},
         "options": options,
     }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -29,10 +29,6 @@ MAX_FILES = 5000
 MAX_LINE = 10_000_000
 
 
-#: The agents one report may say it waits on (each a denial's other agent).
-MAX_WAITING_ON = 100
-
-
 @dataclass(frozen=True)
 class WorkingSetReport:
     repository: str
@@ -41,14 +37,11 @@ class WorkingSetReport:
     intent: list[Any]
     label: str = ""
     started_at: datetime | None = None
-    waiting_on: list[str] = field(default_factory=list)
 
 
 def _validate(report: WorkingSetReport) -> None:
     if len(report.files) > MAX_FILES:
         raise InvalidInputError(f"at most {MAX_FILES} files per report", field="files")
-    if len(report.waiting_on) > MAX_WAITING_ON:
-        raise InvalidInputError(f"at most {MAX_WAITING_ON} agents", field="waitingOn")
     seen: set[str] = set()
     for n, entry in enumerate(report.files):
         path = str(entry.get("path"))
@@ -70,10 +63,7 @@ def _validate(report: WorkingSetReport) -> None:
 
 
 def _content_hash(report: WorkingSetReport) -> str:
-    content: list[Any] = [report.files, report.intent]
-    if report.waiting_on:  # only then: an earlier report's hash is kept
-        content.append(sorted(set(report.waiting_on)))
-    canonical = json.dumps(content, sort_keys=True, separators=(",", ":"))
+    canonical = json.dumps([report.files, report.intent], sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -139,7 +129,6 @@ def working_set_report(
             version=(latest.version + 1) if latest else 1,
             files=report.files,
             intent=report.intent,
-            waiting_on=sorted(set(report.waiting_on) - {report.agent_id}),
             content_hash=digest,
             source=source,
             reported_at=now,

@@ -13,7 +13,6 @@ from proximity.models import ProximityAdvisory, WorkingSetSnapshot
 from proximity.sources.diff_excerpts import with_report_excerpts
 from proximity.sources.git import read_working_sets
 from tests.agent.conftest import Scene
-from tests.agent.payloads import load
 from tests.factories import bind_agents, make_caller, make_repository
 from tests.sources.gitrepo import ScriptedRepo, numbered
 
@@ -87,25 +86,3 @@ def test_a_report_carries_excerpts_the_server_quotes_in_deny_reasons_and_cards(r
     sides = json.dumps(shared)
     assert "+alice 22" in sides
     assert "+bob 22" in sides
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_report_says_whom_the_agent_waits_on_after_a_denial_and_not_after_its_ack(
-    remote,
-) -> None:
-    """bob's hook denies him alice's line; his next report tells the server he waits on alice
-    (so the server does not count his idle files as parked); after ``radar ack`` it does not."""
-    scene, flags = remote
-    scene.repo.replace_lines("core.py", 22, 22, worktree="alice", tag="alice")
-    payload = load("claude_pre_edit", WORKTREE=str(scene.bob), FILE=str(scene.bob / "core.py"))
-    payload["tool_input"].update(file_path=str(scene.bob / "core.py"), old_string="line 22\n",
-                                 new_string="bob 22\n")  # fmt: skip
-    payload["tool_input"].pop("replace_all", None)
-    run = scene.hook("claude", payload)
-    assert json.loads(run.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
-    assert scene.radar("report", *flags["bob"], cwd=scene.bob).returncode == 0
-    assert WorkingSetSnapshot.objects.get(agent__agent_id="bob").waiting_on == ["alice"]
-    assert scene.radar("ack", "alice", cwd=scene.bob).returncode == 0
-    assert scene.radar("report", *flags["bob"], cwd=scene.bob).returncode == 0
-    latest = WorkingSetSnapshot.objects.filter(agent__agent_id="bob").order_by("-version")[0]
-    assert latest.waiting_on == []

@@ -21,7 +21,6 @@ from django.utils import timezone
 from proximity.agent.config import Policy
 from proximity.agent.decide import decide
 from proximity.agent.mcp_server import server_for
-from proximity.agent.state import LocalState
 from proximity.dashboard.kanban import card_view
 from proximity.engine.findings import CheckResult
 from proximity.models import Agent, ProximityAdvisory
@@ -247,77 +246,3 @@ def test_every_face_lets_the_active_agent_hold_when_the_other_is_parked(
     back = _hook(scene, "alice", "alice 22\n")
     assert "permissionDecision" not in back
     assert "you hold course; bob must steer away" in back["additionalContext"]
-
-
-@pytest.fixture
-def waiting(tmp_path: Path, _state_dir: Path) -> Scene:
-    """The parked pair above, and carol: her branch made five days ago with core.py line 40
-    committed then, and at work now (a new file), so she started first and holds."""
-    scene = dated_pair(tmp_path, _state_dir, (22, 22), 22, alice_ago=4 * 24 * 60)
-    carol = tmp_path / "carol"
-    run_git(scene.repo.root, "worktree", "add", "-q", "-b", "carol", str(carol), "main",
-            env=_at(5 * 24 * 60 + 5))  # fmt: skip
-    scene.repo.worktrees["carol"] = carol
-    scene.repo.replace_lines("core.py", 40, 40, worktree="carol", tag="carol")
-    run_git(carol, "commit", "-qam", "carol: core 40", env=_at(5 * 24 * 60))
-    (carol / "notes.py").write_text("x = 1\n")
-    return scene
-
-
-def _holders(scene: Scene, post_json: Any, bob: Any, lead: Any, repo: Any) -> dict[str, Any]:
-    """Who holds in the alice-bob encounter, by every face (bob asks to edit line 22). The
-    scan first, as a report requests one: the server's check keeps a stored pair's holder."""
-    hook = _hook(scene, "bob", "bob 22\n")
-    run = scene.radar("check", str(scene.bob / "core.py"), "--lines", "22", cwd=scene.bob)
-    scan_run(repository_id=repo.pk, now=timezone.now())
-    [finding] = _server_check(post_json, bob, "bob", 22).findings
-    advisory = ProximityAdvisory.objects.get(agent_a__agent_id="alice", agent_b__agent_id="bob")
-    [card] = [
-        c
-        for c in board_cards(lead.principal, repository="web")["resolution"][1]
-        if {c.hold, c.steer} == {"alice", "bob"}
-    ]
-    text = hook.get("permissionDecisionReason") or hook.get("additionalContext", "")
-    return {
-        "hook": "alice" if "you steer" in text else "bob",
-        "radar check": "alice" if "Right of way: alice holds course" in run.stdout else "bob",
-        "mcp check_edit": "alice"
-        if "Right of way: alice holds" in _mcp(scene, "bob", "22")
-        else "bob",
-        "/api/check": finding.hold,
-        "scan": advisory.hold.agent_id if advisory.hold else None,
-        "board": card.hold,
-    }
-
-
-@pytest.mark.django_db
-def test_every_face_keeps_a_waiting_agent_s_place_until_its_wait_ends(
-    waiting: Scene, post_json: Any, lead: Any
-) -> None:
-    """alice is idle four days, past radar-v1's parked time, but only because her hook denied
-    her an edit of carol's line and she waits on carol: she is not parked, and every face names
-    her (the earlier start) as the holder against bob. Her report tells the server whom she
-    waits on. Once she acknowledges carol and reports again, she is parked and bob holds
-    (docs/DECISIONS.md, "An agent waiting on the radar keeps its place")."""
-    scene = waiting
-    repo = make_repository("web", scope="team-a", path=str(scene.repo.root))
-    callers = {
-        who: bind_agents(make_caller(f"{who}-agent", scopes=["team-a"], kind="agent"), "web", who)
-        for who in ("alice", "bob", "carol")
-    }
-    denied = _hook(scene, "alice", "line 40\n")
-    assert denied["permissionDecision"] == "deny", denied
-    assert "Resolution Advisory with carol" in denied["permissionDecisionReason"]
-    state = LocalState(scene.repo.root / ".git")  # the state every worktree of it shares
-    assert state.waits_of("alice") == ["carol"]
-    for who in ("carol", "bob"):
-        _report(scene, who, callers[who], post_json)
-    _report(scene, "alice", callers["alice"], post_json, waitingOn=state.waits_of("alice"))
-    waiting_holders = _holders(scene, post_json, callers["bob"], lead, repo)
-    assert waiting_holders == dict.fromkeys(waiting_holders, "alice")
-    # her wait ends: she acknowledges carol, and her next report says she waits on nobody
-    assert scene.radar("ack", "carol", cwd=scene.alice).returncode == 0
-    assert state.waits_of("alice") == []
-    _report(scene, "alice", callers["alice"], post_json, waitingOn=state.waits_of("alice"))
-    parked_holders = _holders(scene, post_json, callers["bob"], lead, repo)
-    assert parked_holders == dict.fromkeys(parked_holders, "bob")

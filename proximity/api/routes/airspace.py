@@ -65,7 +65,6 @@ def report_working_set(request: HttpRequest, body: WorkingSetIn) -> Status[Worki
         started_at=body.started_at,
         files=data["files"],
         intent=data.get("intent", []),
-        waiting_on=list(body.waiting_on),
     )
     snap = working_set_report(principal=principal_of(request), report=report)
     out = WorkingSetOut(

@@ -67,10 +67,6 @@ class Agent:
     """Distinct files of the agent's whole working set, when ``files`` holds only part of it
     (a pre-edit check carries the planned lines alone): right of way reads this count, so a
     check ranks the pair as a scan of the whole working sets does (``workFiles``)."""
-    waiting: bool = False
-    """``waiting``: a pre-edit check denied the agent and it is waiting on that Resolution (an
-    agent it named is still here). Its idle files are the radar's doing, so it is never parked
-    (docs/DECISIONS.md, "An agent waiting on the radar keeps its place")."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -145,10 +145,6 @@ def _agent(entry: Any, field: str, *, lenient: bool) -> Agent:
     files = _list(entry.get("files"), f"{field}.files")
     intent = _list(entry.get("intent"), f"{field}.intent")
     work = entry.get("workFiles")
-    waiting = entry.get("waiting")
-    waiting = False if waiting is None else waiting
-    if not isinstance(waiting, bool):
-        raise AirspaceInputError(f"{field}.waiting", "must be true or false")
     return Agent(
         agent_id=agent_id,
         label=label if isinstance(label, str) and label else agent_id,
@@ -157,7 +153,6 @@ def _agent(entry: Any, field: str, *, lenient: bool) -> Agent:
         files=tuple(_file(f, f"{field}.files[{k}]", lenient=lenient) for k, f in enumerate(files)),
         intent=tuple(_intent(i, f"{field}.intent[{k}]") for k, i in enumerate(intent)),
         work_files=None if work is None else integer(work, f"{field}.workFiles"),
-        waiting=waiting,
     )
 
 

@@ -45,11 +45,9 @@ def is_parked(agent: Agent, now_ms: float, parked_after_ms: float | None) -> boo
 
     Every file must carry its ``touchedAt`` (git's commit time or the file's mtime); an agent
     with one undated file, or none, cannot be shown to be idle and is never parked. A pre-edit
-    check's asking agent carries only its planned lines, undated: the asker is never parked. An
-    agent waiting on a denial (``waiting``) is idle because the radar told it to wait: never
-    parked either.
+    check's asking agent carries only its planned lines, undated: the asker is never parked.
     """
-    if parked_after_ms is None or parked_after_ms <= 0 or not agent.files or agent.waiting:
+    if parked_after_ms is None or parked_after_ms <= 0 or not agent.files:
         return False
     touched = [f.touched_at_ms for f in agent.files]
     if any(t is None for t in touched):

@@ -285,31 +285,6 @@ def test_a_parked_agent_yields_right_of_way_to_an_active_one(engine: str) -> Non
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_an_agent_waiting_on_a_denial_is_never_parked(engine: str) -> None:
-    """Idle for ten days, but because a check denied it and it waits (``waiting``): it keeps
-    the earlier start's right of way (docs/DECISIONS.md, "An agent waiting on the radar keeps
-    its place"). The same agent not waiting is parked and yields."""
-    data = _old_and_idle("2026-09-05T12:00:00Z")
-    assert _holder(data, engine) == "b"
-    data["agents"][0]["waiting"] = True
-    assert _holder(data, engine) == "a"
-    (advisory,) = radar(data, engine)["advisories"]
-    assert "parked" not in advisory
-    data["agents"][0]["waiting"] = False
-    assert _holder(data, engine) == "b"
-
-
-@pytest.mark.parametrize("bad", ["yes", 1, 0, [True]])
-def test_waiting_must_be_true_or_false(bad: Any) -> None:
-    from proximity.engine.airspace.validate import AirspaceInputError
-
-    data = _old_and_idle("2026-09-05T12:00:00Z")
-    data["agents"][1]["waiting"] = bad
-    with pytest.raises(AirspaceInputError, match=r"agents\[1\]\.waiting"):
-        radar(data)
-
-
-@pytest.mark.parametrize("engine", ENGINES)
 def test_parked_after_hours_replaces_the_profile_s_threshold(engine: str) -> None:
     week_old = "2026-09-08T12:00:00Z"
     assert _holder(_old_and_idle(week_old), engine) == "b"

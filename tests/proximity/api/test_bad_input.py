@@ -62,13 +62,6 @@ BAD_REPORTS = {
         "files[0].hunkIds[0]",
         "pattern",
     ),
-    "waiting_on_not_a_list": ({**_good(), "waitingOn": "a2"}, "waitingOn", "list"),
-    "waiting_on_bad_id": ({**_good(), "waitingOn": ["a 2"]}, "waitingOn[0]", "pattern"),
-    "waiting_on_too_many": (
-        {**_good(), "waitingOn": [f"a{k}" for k in range(101)]},
-        "waitingOn",
-        "at most 100",
-    ),
     "hunk_ids_not_one_per_hunk": (
         _good(baseHunks=[[3, 1], [9, 0]], hunkIds=["a1" * 8]),
         "files[0].hunkIds",
