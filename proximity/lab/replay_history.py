@@ -141,12 +141,27 @@ def _fork_point(
     mainline_at: dict[str, int],
     start_index: int,
 ) -> str:
-    """The mainline commit the branch forked from, no earlier than the replay's start."""
+    """The mainline commit the branch forked from, no earlier than the replay's start.
+
+    A base off the first-parent line (a commit of another branch, or of a release branch, that
+    the mainline merged) counts from the first mainline commit that holds it, not from the
+    replay's start: a branch forked in 2021 does not start from 2020's mainline.
+    """
     first = pr.commits[0].parent if pr.commits else pr.mainline_parent
     code, out = git(repo, ["merge-base", pr.mainline_parent, first], ok_codes=(0, 1))
     base = out.decode().strip() if code == 0 else ""
-    index = mainline_at.get(base, start_index)
-    return rows[max(index, start_index)][0]
+    index = mainline_at.get(base)
+    if index is None and base:
+        index = mainline_at.get(_first_holding(repo, base, pr.mainline_parent))
+    return rows[max(start_index if index is None else index, start_index)][0]
+
+
+def _first_holding(repo: Path, commit: str, tip: str) -> str:
+    """The oldest first-parent commit up to ``tip`` that holds ``commit`` ("" when none)."""
+    code, out = git(repo, ["rev-list", "--first-parent", "--ancestry-path", "--reverse",
+                           f"{commit}..{tip}"], ok_codes=(0, 128))  # fmt: skip
+    found = out.decode().split(None, 1) if code == 0 else []
+    return found[0] if found else ""
 
 
 def read_window(

@@ -575,3 +575,35 @@ def test_a_pull_that_conflicts_is_the_branch_s_collision_under_every_policy(
                             pulls=False)  # fmt: skip
     g = skipped.figures["ignore"]
     assert (g.conflicts, g.merge_conflicts, g.pull_conflicts) == (1, 1, 0)
+
+
+def test_a_branch_forked_from_a_merged_branch_s_commit_starts_from_the_merge_not_the_start(
+    tmp_path: Path,
+) -> None:
+    """#2 forks from #1's own commit after #1 merged: its base is off the first-parent line.
+    Its worktree starts from the mainline after #1's merge (the first mainline commit holding
+    the base), not from the replay's start, so #1's line is there and #2's edit of it applies
+    to the file it was written against."""
+    source, _ = _one_file_source(tmp_path)
+    git(source, "checkout", "-q", "-b", "topic1")
+    _set_line(source, "a.py", 5, "pr1")
+    git(source, "commit", "-qam", "pr1: a.py", at=100)
+    pr1_commit = git(source, "rev-parse", "HEAD")
+    git(source, "checkout", "-q", "main")
+    git(source, "merge", "-q", "--no-ff", "-m", "Merge pull request #1 from someone/topic1",
+        "topic1", at=1000)  # fmt: skip
+    merge_1 = git(source, "rev-parse", "HEAD")
+    git(source, "checkout", "-q", "-b", "topic2", pr1_commit)
+    _set_line(source, "a.py", 5, "pr2")
+    git(source, "commit", "-qam", "pr2: a.py over #1", at=1300)
+    git(source, "checkout", "-q", "main")
+    git(source, "merge", "-q", "--no-ff", "-m", "Merge pull request #2 from someone/topic2",
+        "topic2", at=2000)  # fmt: skip
+    history = read_window(source, max_prs=10)
+    assert next(p for p in history.prs if p.number == 2).fork_point == merge_1
+    report = replay_window(history, policies=["ignore"], out=tmp_path / "o", work=tmp_path,
+                           resamples=20)  # fmt: skip
+    rows = events(tmp_path / "o", "ignore")
+    assert not [e for e in rows if e["kind"] == "apply_conflict"]
+    assert report.figures["ignore"].conflicts == 0
+    assert report.runs["ignore"].steps_matching_history == 2
