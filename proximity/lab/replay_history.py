@@ -125,8 +125,7 @@ def _pull_request(
         # a merge of the branch's own side work (two clones of one branch) is replayed as the
         # change it made to the branch's first parent
         commits.append(CommitInfo(sha, ps[0], author_at, committer_at, _files(repo, ps[0], sha)))
-    return PullRequestHistory(number, merge, at, p1, p2, tuple(commits), len(pulls),
-                              pulls=tuple(pulls))  # fmt: skip
+    return PullRequestHistory(number, merge, at, p1, p2, tuple(commits), pulls=tuple(pulls))
 
 
 def _on_mainline(repo: Path, commit: str, mainline_parent: str) -> bool:

@@ -253,23 +253,29 @@ class _Driver:
         now is, as an agent pulling would (not the step history merged: a merge the policy
         postponed would be missing from it); a conflicted path takes history's resolution, as a
         conflicted merge does."""
-        pr = self._pr(action)
+        pr, pull = self._pr(action), action.pull
+        if pull is None:
+            raise ValueError("a pull without its merge")
         onto = self.repo.main()
-        conflicts = self.repo.resync(f"pr-{pr}", action.at, historical=action.reason)
+        conflicts = self._bring_main_in(pr, action.at, historical=pull.sha)
         if conflicts is None:
             return  # the branch already holds it
-        self.gate.changed(f"pr-{pr}")
-        s = self.stats[pr]
-        s.base_index = len(self.main_log)
-        s.pull_conflicts |= frozenset(conflicts)
+        self.stats[pr].pull_conflicts |= frozenset(conflicts)
         self.emit(action.at, "pull", agent=f"pr-{pr}", conflicts=list(conflicts),
-                  mainline=action.mainline, onto=onto)  # fmt: skip
+                  mainline=pull.mainline, onto=onto)  # fmt: skip
+
+    def _bring_main_in(self, pr: int, at: int, historical: str = "") -> tuple[str, ...] | None:
+        """Merge the replayed mainline into the agent's work (``ReplayRepo.resync``); its base
+        is then the mainline's tip. ``None``: it already was."""
+        conflicts = self.repo.resync(f"pr-{pr}", at, historical=historical)
+        if conflicts is not None:
+            self.gate.changed(f"pr-{pr}")
+            self.stats[pr].base_index = len(self.main_log)
+        return conflicts
 
     def _do_resync(self, action: Action) -> None:
         pr = self._pr(action)
-        conflicts = self.repo.resync(f"pr-{pr}", action.at) or ()
-        self.gate.changed(f"pr-{pr}")
-        self.stats[pr].base_index = len(self.main_log)
+        conflicts = self._bring_main_in(pr, action.at) or ()
         self.stats[pr].resync_conflicted |= bool(conflicts)
         self.stats[pr].merge_resync_conflicted |= bool(conflicts)
         self.emit(action.at, "resync", agent=f"pr-{pr}", conflicts=list(conflicts),

@@ -132,9 +132,9 @@ def replay_figures(
     through :func:`cluster_bootstrap_ci` with one cluster per pull request. A pull request's
     conflict is its merge's or its own pull's of the mainline (history's branch met it there).
     "Avoided" is ``1 - conflicts(policy) / conflicts(baseline)`` on the same resampled pull
-    requests; with
-    resynchronisation conflicts, a PR whose resync conflicted counts as conflicted (every kind,
-    or only a mainline merge that met the agent's own applied work: ``..._merges``).
+    requests; with resynchronisation conflicts, a PR whose resync conflicted counts as conflicted
+    (every kind, or only a mainline merge that met the agent's own applied work: ``..._merges``);
+    ``avoided_own`` sets apart, on both sides, the conflicts on the replay's own text.
     """
     rows = sorted(outcomes, key=lambda o: o.pr)
     keys = np.array([o.pr for o in rows])

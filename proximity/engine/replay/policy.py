@@ -27,7 +27,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from proximity.engine.replay.schedule import Change, Event, MainlineStep
+from proximity.engine.replay.schedule import BranchPull, Change, Event, MainlineStep
 
 __all__ = [
     "Action",
@@ -42,8 +42,8 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class Action:
     """``kind``: start | apply | merge | push | resync | pull | force | giveup; ``at`` is replay
-    time; ``others``: for a giveup, the agents waited on; ``mainline``: for a pull, the
-    historical mainline commit the branch merged (``reason``: history's merge commit)."""
+    time; ``others``: for a giveup, the agents waited on; ``pull``: for a pull, history's
+    merge of the mainline into the branch."""
 
     kind: str
     at: int
@@ -53,7 +53,7 @@ class Action:
     retry: bool = False
     reason: str = ""
     others: tuple[int, ...] = ()
-    mainline: str = ""
+    pull: BranchPull | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,9 +169,7 @@ class ReplayScheduler:
             agent = self._agent(_pr(event))
             self._start(agent)
             if not agent.merged and event.pull is not None:
-                pull = event.pull
-                self.execute(Action("pull", self.now, agent.pr, mainline=pull.mainline,
-                                    reason=pull.sha))  # fmt: skip
+                self.execute(Action("pull", self.now, agent.pr, pull=event.pull))
         elif event.kind == "merge":
             agent = self._agent(_pr(event))
             self._start(agent)

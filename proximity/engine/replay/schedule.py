@@ -85,7 +85,7 @@ class PullRequestHistory:
     """A pull request merged with a merge commit: its own first-parent commits, oldest first.
 
     ``pulls`` are the merge commits on the branch whose second parent is mainline history (the
-    mainline merged into it, ``skipped_merges`` of them): their diffs are the mainline's work,
+    mainline merged into it): their diffs are the mainline's work,
     not the branch's, so they are not changes; the replay brings its own mainline in at their
     moment instead, as the branch did. Other merges on the branch (its own side work) are
     commits.
@@ -100,9 +100,13 @@ class PullRequestHistory:
     mainline_parent: str
     tip: str
     commits: tuple[CommitInfo, ...]
-    skipped_merges: int = 0
     fork_point: str = ""
     pulls: tuple[BranchPull, ...] = ()
+
+    @property
+    def skipped_merges(self) -> int:
+        """Merges of the mainline into the branch: not changes of its own."""
+        return len(self.pulls)
 
     @property
     def agent(self) -> str:

@@ -23,6 +23,7 @@ def test_the_command_replays_a_window_and_writes_events_and_summary(tmp_path: Pa
     assert summary["prs"] == [1, 4, 2, 5]  # the first four merges
     assert sorted(summary["policies"]) == ["ignore", "obey"]
     assert summary["order"] == "committer"
+    assert summary["branchMerges"] == "replay"  # the branches' own merges of the mainline
     obey = summary["policies"]["obey"]["figures"]
     # issue 28: the second denial (lines git merges cleanly) is Traffic now; see tests/lab
     assert (obey["conflicts"], obey["denials"], obey["unnecessary_denials"]) == (0, 1, 0)
@@ -30,6 +31,20 @@ def test_the_command_replays_a_window_and_writes_events_and_summary(tmp_path: Pa
     assert "| obey |" in stdout.getvalue()
     assert (out / "events-obey.jsonl").exists()
     assert not list(tmp_path.glob("replay-*"))  # the scratch repository is removed
+
+
+def test_branch_merges_skip_gives_the_earlier_replay_and_says_so(tmp_path: Path) -> None:
+    repo = build_scenario(tmp_path / "source")
+    stdout = StringIO()
+    call_command("replay_history", str(repo), "--policy", "ignore", "--max-prs", "4", "--out",
+                 str(tmp_path / "out"), "--work", str(tmp_path), "--resamples", "20",
+                 "--branch-merges", "skip", stdout=stdout, stderr=StringIO())  # fmt: skip
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["branchMerges"] == "skip"
+    assert "the branches' own merges of the mainline skipped" in stdout.getvalue()
+    with pytest.raises(CommandError, match="--branch-merges"):
+        call_command("replay_history", str(repo), "--out", str(tmp_path / "o"),
+                     "--branch-merges", "sometimes")  # fmt: skip
 
 
 @pytest.mark.parametrize(
