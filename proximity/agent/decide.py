@@ -147,7 +147,14 @@ def _right_of_way_line(f: Finding, result: CheckResult) -> str:
         else f"keep clear of {agent_ref(f.hold)}'s work"
     )
     who = "you steer" if f.steer == result.agent else f"{agent_ref(f.steer)} steers"
-    return f"  Right of way: {agent_ref(f.hold)} holds course; {who}: {leave}."
+    line = f"  Right of way: {agent_ref(f.hold)} holds course; {who}: {leave}."
+    if f.steer == result.agent and f.holder_yields_at:
+        line += (
+            f" Ask again after {f.holder_yields_at}: if {agent_ref(f.hold)} changes nothing "
+            "before then, it counts as parked (idle for the profile's parked time) and yields "
+            "right of way."
+        )
+    return line
 
 
 def _hunks(hunks: list[list[int]] | None) -> str:
@@ -218,10 +225,15 @@ def _deny_text(
             f"between your change and {who}'s (git merges those cleanly, and this check says so "
             f"before the edit); leave the lines above to {who}"
         )
+        idle = (
+            ", or after the time given above if it stays idle"
+            if any(f.holder_yields_at for f in blocking)
+            else ""
+        )
         ways.append(
             f"come back to these lines later: retry this edit once {who}'s change is merged "
-            "and you have brought the mainline in, or once it has moved off them (every retry "
-            "is checked afresh)"
+            f"and you have brought the mainline in, or once it has moved off them{idle} (every "
+            "retry is checked afresh)"
         )
     else:
         ways.append("edit elsewhere (other lines or files)")

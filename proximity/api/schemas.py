@@ -238,6 +238,8 @@ class FindingOut(Out):
     steer: str | None
     # the pair's agents parked (no change for the profile's parked time), so yielding
     parked: list[str] = []
+    # when the holder, idle since its last change, counts as parked if it changes nothing more
+    holder_yields_at: str | None = None
     advisory_id: int | None
     acknowledged: bool
     symbols: list[str] = []

@@ -32,6 +32,10 @@ class Finding:
     steer: str | None = None
     parked: tuple[str, ...] = ()
     """Agents of the pair parked (no change for the profile's threshold), so yielding."""
+    holder_yields_at: str | None = None
+    """When the holder, idle since its last change, counts as parked if it changes nothing more
+    (ISO 8601, UTC): the steerer's time to ask again. None: not a Resolution, the holder is
+    parked already, or it cannot be shown idle."""
     advisory_id: int | None = None
     acknowledged: bool = False
     symbols: tuple[str, ...] = ()
@@ -63,6 +67,7 @@ class Finding:
             "hold": self.hold,
             "steer": self.steer,
             "parked": list(self.parked),
+            "holderYieldsAt": self.holder_yields_at,
             "advisoryId": self.advisory_id,
             "acknowledged": self.acknowledged,
             "symbols": list(self.symbols),
@@ -86,6 +91,7 @@ class Finding:
             hold=data.get("hold"),
             steer=data.get("steer"),
             parked=tuple(str(p) for p in data.get("parked") or ()),
+            holder_yields_at=_text_or_none(data.get("holderYieldsAt")),
             advisory_id=data.get("advisoryId"),
             acknowledged=bool(data.get("acknowledged")),
             symbols=tuple(str(s) for s in data.get("symbols") or ()),
@@ -187,6 +193,10 @@ def _planned_lines(data: Any) -> dict[str, list[list[int]] | None]:
     }
 
 
+def _text_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
 def _intent_paths(intent: Iterable[Any]) -> tuple[str, ...]:
     return tuple(str(i["path"]) if isinstance(i, Mapping) else str(i) for i in intent)
 
@@ -229,6 +239,7 @@ def findings_from_advisories(
                 hold=adv.get("hold"),
                 steer=adv.get("steer"),
                 parked=tuple(str(p) for p in adv.get("parked") or ()),
+                holder_yields_at=_text_or_none(adv.get("holderYieldsAt")),
                 advisory_id=(advisory_ids or {}).get(other_id),
                 acknowledged=other_id in acked,
                 symbols=tuple(str(e["text"]) for e in adv.get("symbols") or () if "text" in e),

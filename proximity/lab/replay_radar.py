@@ -56,6 +56,8 @@ _ACK = re.compile(r"`radar ack ([^`]+)`")
 # decide.py's finding lines: "- Traffic Advisory with OTHER (task ...): ..." / "OTHER: ..."
 _NAMED = re.compile(r"^- (?:Resolution|Traffic) Advisory with ([^\s:(]+)", re.MULTILINE)
 _TRAFFIC = re.compile(r"^- Traffic Advisory with ([^\s:(]+)", re.MULTILINE)
+# decide.py's steerer line: "Ask again after 2026-12-09T14:00:00Z: if X changes nothing ..."
+_ASK_AGAIN = re.compile(r"Ask again after (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")
 
 
 def _payload(worktree: Path, agent: str, tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
@@ -98,6 +100,18 @@ class GateAnswer:
     encounter: dict[str, Any] | None = None
     """For a denial in session mode: the asking agent (its work with the planned edit) and the
     agents named, as engine entries at that moment, and the wall time they are stamped at."""
+    ask_again_s: float | None = None
+    """For a denial: in how many seconds the denial says to ask again (the earliest time an
+    idle holder it names counts as parked), None if it gives no time."""
+
+
+def ask_again_s(text: str, wall: float) -> float | None:
+    """The earliest "Ask again after T" of a denial's text, as seconds after ``wall``."""
+    times = [
+        datetime.strptime(t, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
+        for t in _ASK_AGAIN.findall(text)
+    ]
+    return min(times) - wall if times else None
 
 
 def _iso(epoch: float) -> datetime:
@@ -232,7 +246,7 @@ class RadarGate:
         wall = time.time()
         if self.mode == "hook":
             self._touch_files(now, wall)
-            return _from_hook(run_hook("claude", json.dumps(payload)))
+            return _from_hook(run_hook("claude", json.dumps(payload)), wall)
         event = parse_payload("claude", payload)
         session = self._session(agent)
         planned = session.planned(event.edits)
@@ -253,7 +267,8 @@ class RadarGate:
                                           paths=list(result.paths))  # fmt: skip
             seen = _encounter(sets, agent, files, others, wall)
             return GateAnswer("deny", decision.text, others, drift=bool(decision.drift),
-                              encounter=seen)  # fmt: skip
+                              encounter=seen,
+                              ask_again_s=ask_again_s(decision.text, wall))  # fmt: skip
         traffic = tuple(sorted({f.other for f in decision.findings if not f.resolution}))
         return GateAnswer(decision.kind, decision.text, others, traffic)
 
@@ -313,7 +328,7 @@ def _encounter(
     return {"stampedAt": _iso(wall).isoformat(), "agents": agents}
 
 
-def _from_hook(outcome: Any) -> GateAnswer:
+def _from_hook(outcome: Any, wall: float) -> GateAnswer:
     if outcome.note == "error":
         return GateAnswer("error")
     if not outcome.stdout:
@@ -325,7 +340,8 @@ def _from_hook(outcome: Any) -> GateAnswer:
         named = tuple(found.group(1).split()) if found else ()
         # the replay's agents are pr-N; the mainline is the one name that is not
         others = tuple(n for n in named if n.startswith("pr-"))
-        return GateAnswer("deny", text, others, drift=len(others) < len(named))
+        return GateAnswer("deny", text, others, drift=len(others) < len(named),
+                          ask_again_s=ask_again_s(text, wall))  # fmt: skip
     text = str(body.get("additionalContext") or "")
     others = tuple(sorted(set(_NAMED.findall(text))))
     return GateAnswer("context", text, others, tuple(sorted(set(_TRAFFIC.findall(text)))))

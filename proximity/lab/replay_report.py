@@ -176,6 +176,12 @@ def format_report(report: ReplayReport) -> str:
             f"{_ci(f.ra_per_agent_hour, 1, 3)} | "
             f"{report.hunks_per_second[name]:.1f} |"
         )
+    asked = [f"{name} {f.reasks} ({f.reasks_allowed} allowed)"
+             for name, f in report.figures.items() if f.reasks]  # fmt: skip
+    if asked:
+        lines.append("")
+        lines.append("Asked again at the time a denial gave (its idle holder parking): "
+                     + "; ".join(asked) + ".")  # fmt: skip
     if any(f.build_checked for f in report.figures.values()):
         lines.append("")
         lines.append("| policy | clean merges checked | build breaks /100 checked | avoided |")

@@ -9,6 +9,7 @@ when the two agents' baseline work merges without a conflict in a path both chan
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Iterator, Sequence
@@ -61,6 +62,9 @@ class _Stats:
     (``ChangePlan.conflicted``: text the replay wrote); "" the agent's own edit of its file."""
     tas: int = 0
     forced: int = 0
+    reasks: int = 0
+    """Times the agent asked again at the moment a denial gave (an idle holder parking)."""
+    reasks_allowed: int = 0
     conflicts: tuple[str, ...] = ()
     resync_conflicted: bool = False
     merge_resync_conflicted: bool = False
@@ -113,7 +117,8 @@ class PolicyRun:
                 hunks=s.hunks, delayed_hunks=len(delayed),
                 delays_s=tuple(delayed), denials=len(s.denials),
                 unnecessary_denials=(unnecessary or {}).get(pr, 0), traffic_advisories=s.tas,
-                forced_hunks=s.forced, agent_hours=max(0, s.merged - s.started) / 3600.0,
+                forced_hunks=s.forced, reasks=s.reasks, reasks_allowed=s.reasks_allowed,
+                agent_hours=max(0, s.merged - s.started) / 3600.0,
                 merge_postponed_s=float(max(0, s.merged - s.due)),
                 drift_denials=len(s.drift_denials),
                 unnecessary_drift_denials=(drift or {}).get(pr, 0),
@@ -295,6 +300,16 @@ class _Driver:
                   path=action.change.path if action.change else None)  # fmt: skip
         return self._apply(action, ask=True, forced=False)
 
+    def _do_reask(self, action: Action) -> Outcome:
+        """The time the denial gave to ask again has come: ask again."""
+        pr = self._pr(action)
+        self.emit(action.at, "reask", agent=f"pr-{pr}",
+                  path=action.change.path if action.change else None)  # fmt: skip
+        outcome = self._apply(action, ask=True, forced=False)
+        self.stats[pr].reasks += 1
+        self.stats[pr].reasks_allowed += isinstance(outcome, Applied)
+        return outcome
+
     def _do_apply(self, action: Action) -> Outcome:
         return self._apply(action, ask=self.policy != "ignore", forced=False)
 
@@ -373,9 +388,12 @@ class _Driver:
                 return None  # nobody to wait for: the agent cannot act on it, so it proceeds
             if self.policy == "obey":
                 others = frozenset(int(o.removeprefix("pr-")) for o in answer.others)
+                again = answer.ask_again_s
+                retry_at = None if again is None else action.at + math.ceil(again)
                 self.emit(action.at, "defer", agent=agent, path=change.path,
-                          waitingOn=sorted(answer.others))  # fmt: skip
-                return Denied(others)
+                          waitingOn=sorted(answer.others),
+                          askAgainAt=None if retry_at is None else _iso(retry_at))  # fmt: skip
+                return Denied(others, retry_at)
             said = self.gate.acknowledge(agent, answer.others, action.at)
             self.emit(action.at, "ack", agent=agent, others=list(answer.others), said=said)
         return None

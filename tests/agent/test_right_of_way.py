@@ -10,6 +10,7 @@ board) names the same holder, although bob's report claims a start long before a
 
 from __future__ import annotations
 
+import calendar
 import json
 import time
 from pathlib import Path
@@ -36,14 +37,14 @@ from tests.sources.gitrepo import ScriptedRepo, numbered, run_git
 CLAIMED = "2001-01-01T00:00:00Z"  # far earlier than anything git shows for bob
 
 
-def _at(minutes_ago: int) -> dict[str, str]:
+def _at(minutes_ago: float) -> dict[str, str]:
     """git's dates for an act ``minutes_ago`` (reflog entries take the committer's date)."""
-    stamp = f"@{int(time.time()) - minutes_ago * 60} +0000"
+    stamp = f"@{int(time.time() - minutes_ago * 60)} +0000"
     return {"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
 
 
 def dated_pair(
-    tmp_path: Path, state: Path, alice: tuple[int, int], bob: int, alice_ago: int = 5
+    tmp_path: Path, state: Path, alice: tuple[int, int], bob: int, alice_ago: float = 5
 ) -> Scene:
     """alice's branch made 10 minutes ago (or ``alice_ago + 5``) with her lines ``alice``
     committed ``alice_ago`` minutes ago; bob's branch made 8 minutes ago with his line ``bob``
@@ -51,7 +52,7 @@ def dated_pair(
     repo = ScriptedRepo.create(tmp_path)
     repo.write("core.py", numbered(60))
     repo.commit("base")
-    for name, minutes in (("alice", max(10, alice_ago + 5)), ("bob", 8)):
+    for name, minutes in (("alice", max(10.0, alice_ago + 5)), ("bob", 8.0)):
         target = tmp_path / name
         run_git(repo.root, "worktree", "add", "-q", "-b", name, str(target), "main",
                 env=_at(minutes))  # fmt: skip
@@ -246,3 +247,61 @@ def test_every_face_lets_the_active_agent_hold_when_the_other_is_parked(
     back = _hook(scene, "alice", "alice 22\n")
     assert "permissionDecision" not in back
     assert "you hold course; bob must steer away" in back["additionalContext"]
+
+
+PARKED_H = 72  # radar-v1's parked time
+
+
+def _committed_at(scene: Scene) -> int:
+    """alice's last commit, as git dates it (what her files' ``touchedAt`` carry)."""
+    return int(run_git(scene.repo.path("alice"), "log", "-1", "--format=%ct").strip())
+
+
+@pytest.mark.django_db
+def test_every_face_tells_the_steerer_when_the_idle_holder_yields(
+    encounter: Scene, post_json: Any
+) -> None:
+    """Issue 28 point 3, "when to ask again": the steerer's denial gives the moment the holder,
+    idle since its last commit, counts as parked and so yields (its last change plus the
+    profile's 72 hours), the same through the hook, `radar check`, MCP and the server's check.
+    The holder is told no such time: it holds course."""
+    expected = time.strftime(
+        "%Y-%m-%dT%H:%M:%SZ", time.gmtime(_committed_at(encounter) + PARKED_H * 3600)
+    )
+    told = f"Ask again after {expected}: if alice changes nothing before then, it counts as parked"
+    denied = _hook(encounter, "bob", "line 22\n")["permissionDecisionReason"]
+    assert told in denied
+    assert "or after the time given above if it stays idle" in denied
+    run = encounter.radar("check", str(encounter.bob / "core.py"), "--lines", "22",
+                          cwd=encounter.bob)  # fmt: skip
+    assert run.returncode == 2, run.stderr
+    assert told in run.stdout
+    assert told in _mcp(encounter, "bob", "22")
+    assert "Ask again" not in _hook(encounter, "alice", "alice 22\n")["additionalContext"]
+    make_repository("web", scope="team-a", path=str(encounter.repo.root))
+    alice = bind_agents(make_caller("alice-agent", scopes=["team-a"], kind="agent"), "web", "alice")
+    bob = bind_agents(make_caller("bob-agent", scopes=["team-a"], kind="agent"), "web", "bob")
+    _report(encounter, "alice", alice, post_json)
+    _report(encounter, "bob", bob, post_json)
+    [finding] = _server_check(post_json, bob, "bob", 22).findings
+    assert finding.holder_yields_at == expected
+    assert told in decide(_server_check(post_json, bob, "bob", 22), Policy()).text
+
+
+def test_asking_again_at_the_time_given_finds_the_holder_parked(
+    tmp_path: Path,
+    _state_dir: Path,  # noqa: PT019 (its value is the Scene's state dir)
+) -> None:
+    """The time is the one the right of way turns at: alice committed 72 hours less a few
+    seconds ago, so bob's edit of her line is denied with a time seconds away; asked again
+    after it, through the same hook, bob holds course and alice is the parked one."""
+    scene = dated_pair(tmp_path, _state_dir, (22, 22), 22, alice_ago=PARKED_H * 60 - 4 / 60)
+    denied = _hook(scene, "bob", "bob 22\n")
+    assert denied["permissionDecision"] == "deny"
+    when = denied["permissionDecisionReason"].split("Ask again after ")[1][:20]
+    due = calendar.timegm(time.strptime(when, "%Y-%m-%dT%H:%M:%SZ"))
+    assert 0 < due - time.time() <= 6
+    time.sleep(max(0.0, due - time.time()) + 0.2)
+    again = _hook(scene, "bob", "bob 22\n")
+    assert "permissionDecision" not in again
+    assert "you hold course (alice is parked" in again["additionalContext"]

@@ -47,9 +47,11 @@ SLOW = (
     (3, "b.py", 10, "pr3", 200, 4 * DAY),
     (4, "b.py", 11, "pr4", DAY, 7 * DAY),  # abuts #3's 1-day-old line: decayed, not even told
 )
-"""Baseline: #2 and #4 conflict (2 of 4). Obey: #2 is denied at 2 days and waits for #1
-(3 days), its conflict avoided; #4's adjacency has decayed to the floor (clear), so it still
-conflicts: 1 of 4, avoided 50 %, 1 of 4 hunks delayed, no unnecessary denial."""
+"""Baseline: #2 and #4 conflict (2 of 4). Obey: #2 is denied at 2 days; the denial says #1,
+idle since 100 s, counts as parked 72 h after it, so #2 asks again then, holds course over the
+parked #1 and meets #1's line at its own merge (the parked rule's trade); #4's adjacency has
+decayed to the floor (clear), so it still conflicts: 2 of 4, avoided 0 %, 1 of 4 hunks delayed
+(a day and 100 s), no unnecessary denial."""
 
 DRIFT = (
     # the other side has already merged when the agent edits beside its line: no live agent

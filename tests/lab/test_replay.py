@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -210,29 +211,47 @@ def test_a_branch_merging_the_mainline_in_skips_that_merge_but_keeps_its_own_sid
     assert [sorted(f.path for f in c.files) for c in pr.commits] == [["t.py"], ["s.py"]]
 
 
-def test_overlap_days_old_is_still_denied_and_avoided_while_adjacency_decays(
-    tmp_path: Path,
+@pytest.mark.parametrize("mode", ["session", "hook"])
+def test_overlap_days_old_is_denied_until_the_holder_parks_while_adjacency_decays(
+    tmp_path: Path, mode: str
 ) -> None:
     """Human pace (replay_scenario.SLOW): the other side's unmerged overlapping line conflicts
-    at merge however old it is, so obey denies it; an abutting line days old is clear."""
+    at merge however old it is, so obey denies it; an abutting line days old is clear. The
+    denial says when #1, idle since its edit at 100 s, counts as parked (72 h later); #2 asks
+    again then, is allowed (the parked branch yields), and meets #1's line at its merge: the
+    parked rule's trade, a day's wait instead of three. The hook process reads the time from
+    the text it prints, the same."""
     repo = build_scenario(tmp_path / "source", SLOW)
     report = replay_window(read_window(repo, max_prs=10), policies=["obey"], out=tmp_path / "o",
-                           work=tmp_path, resamples=20)  # fmt: skip
+                           work=tmp_path, resamples=20, mode=mode)  # fmt: skip
     base, obey = report.figures["ignore"], report.figures["obey"]
     assert (base.conflicts, base.merges) == (2, 4)
     assert (obey.conflicts, obey.denials, obey.unnecessary_denials, obey.delayed_hunks) == (
-        1, 1, 0, 1,
+        2, 1, 0, 1,
     )  # fmt: skip
     assert obey.avoided is not None
-    assert obey.avoided.estimate == 0.5
+    assert obey.avoided.estimate == 0.0
     rows = events(tmp_path / "o", "obey")
     denials = [(e["agent"], e["others"], e["t"] - T0) for e in rows if e["kind"] == "deny"]
     assert denials == [("pr-2", ["pr-1"], 2 * DAY)]
-    assert not [e for e in rows if e["kind"] == "advisory"]  # #4 beside #3: decayed to clear
+    parks = 100 + 72 * 3600
+    [defer] = [e for e in rows if e["kind"] == "defer"]
+    asked = datetime.fromtimestamp(T0 + parks, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert defer["askAgainAt"] == asked
+    assert [(e["agent"], e["t"] - T0) for e in rows if e["kind"] == "reask"] == [("pr-2", parks)]
+    assert (obey.reasks, obey.reasks_allowed, base.reasks) == (1, 1, 0)
+    assert (
+        "Asked again at the time a denial gave (its idle holder parking): obey 1 (1 allowed)."
+        in (format_report(report))
+    )
+    # the re-ask: #2 holds course over parked #1; #4 beside #3 has decayed to clear
+    [told] = [e for e in rows if e["kind"] == "advisory"]
+    assert (told["agent"], told["others"], told["t"] - T0) == ("pr-2", ["pr-1"], parks)
+    assert "you hold course (pr-1 is parked" in told["told"]
     merges = {e["agent"]: e["conflicts"] for e in rows if e["kind"] == "merge"}
-    assert merges == {"pr-1": [], "pr-2": [], "pr-3": [], "pr-4": ["b.py"]}
+    assert merges == {"pr-1": [], "pr-2": ["a.py"], "pr-3": [], "pr-4": ["b.py"]}
     delays = sorted(d for o in report.runs["obey"].outcomes() for d in o.delays_s)
-    assert delays == [3.0 * DAY]  # denied at 2 days, #1 merged at 5
+    assert delays == [float(parks - 2 * DAY)]  # denied at 2 days, asked again as #1 parked
 
 
 @pytest.mark.parametrize(("bases", "conflicts", "denials"), [("as-read", 1, 0), ("mapped", 0, 1)])

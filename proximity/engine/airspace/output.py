@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from proximity.engine.airspace.combine import BANDS
@@ -58,6 +59,19 @@ def symbols_json(agents: Sequence[Agent], sides: Iterable[str] | None) -> dict[s
     }
 
 
+def _holder_yields_at(v: Verdicts, row: int) -> str | None:
+    """When the holder, not parked now, counts as parked if it changes nothing more: from then
+    the right of way may turn, so the steerer is told to ask again then (a whole second, rounded
+    up, so that asking at it finds the holder parked)."""
+    hold = int(v.hold[row])
+    if v.parks_at_ms is None or v.parked is None or v.parked[hold]:
+        return None
+    at = float(v.parks_at_ms[hold])
+    if not math.isfinite(at):
+        return None
+    return datetime.fromtimestamp(math.ceil(at / 1000.0), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def advisory_json(
     v: Verdicts, row: int, ids: Sequence[str], names: Sequence[str], *, radar: bool
 ) -> dict[str, Any]:
@@ -88,6 +102,9 @@ def advisory_json(
         ]  # fmt: skip
         if parked:
             out["parked"] = parked
+        yields = _holder_yields_at(v, row) if resolution else None
+        if yields is not None:
+            out["holderYieldsAt"] = yields
     if v.table.evidence is not None:
         out["symbols"] = _symbol_evidence(v, row, ids)
     return out

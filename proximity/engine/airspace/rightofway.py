@@ -23,6 +23,7 @@ __all__ = [
     "ecc_priority_key",
     "is_parked",
     "pair_right_of_way",
+    "parks_at_ms",
 ]
 
 PriorityKey = tuple[float, float, float, bytes]
@@ -40,6 +41,17 @@ def ecc_priority_key(agent: Agent, now_ms: float) -> PriorityKey:
     return (0.0, -progress, -age, _utf16(agent.agent_id))
 
 
+def parks_at_ms(agent: Agent, parked_after_ms: float | None) -> float | None:
+    """When the agent counts as parked if it changes nothing more: its last change plus
+    ``parked_after_ms`` (``None``: it never can, see :func:`is_parked`)."""
+    if parked_after_ms is None or parked_after_ms <= 0 or not agent.files:
+        return None
+    touched = [f.touched_at_ms for f in agent.files]
+    if any(t is None for t in touched):
+        return None
+    return max(t for t in touched if t is not None) + parked_after_ms
+
+
 def is_parked(agent: Agent, now_ms: float, parked_after_ms: float | None) -> bool:
     """No file of the agent changed for ``parked_after_ms``: a branch waiting on review.
 
@@ -47,12 +59,8 @@ def is_parked(agent: Agent, now_ms: float, parked_after_ms: float | None) -> boo
     with one undated file, or none, cannot be shown to be idle and is never parked. A pre-edit
     check's asking agent carries only its planned lines, undated: the asker is never parked.
     """
-    if parked_after_ms is None or parked_after_ms <= 0 or not agent.files:
-        return False
-    touched = [f.touched_at_ms for f in agent.files]
-    if any(t is None for t in touched):
-        return False
-    return now_ms - max(t for t in touched if t is not None) >= parked_after_ms
+    at = parks_at_ms(agent, parked_after_ms)
+    return at is not None and now_ms >= at
 
 
 def radar_priority_key(

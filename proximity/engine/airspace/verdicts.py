@@ -15,6 +15,7 @@ from proximity.engine.airspace.rightofway import (
     cluster_right_of_way,
     ecc_priority_key,
     pair_right_of_way,
+    parks_at_ms,
     radar_priority_key,
 )
 from proximity.engine.airspace.table import PairTable
@@ -38,6 +39,9 @@ class Verdicts:
     links: NDArray[np.int64]
     parked: NDArray[np.bool_] | None = None
     """Per agent: parked, so yielding right of way (radar profiles; ``rightofway.is_parked``)."""
+    parks_at_ms: NDArray[np.float64] | None = None
+    """Per agent: when it counts as parked if it changes nothing more (NaN: never), what a
+    steerer is told as the time to ask again (``rightofway.parks_at_ms``)."""
 
 
 def _risk(table: PairTable, settings: Settings) -> NDArray[np.float64]:
@@ -107,13 +111,26 @@ def _decide_radar(
     after_ms = None if after_s is None else after_s * 1000.0
     keys = [radar_priority_key(a, now_ms, after_ms) for a in airspace.agents]
     parked = np.array([k[0] > 0 for k in keys], dtype=bool)
+    parks_at = [parks_at_ms(a, after_ms) for a in airspace.agents]
+    parks = np.array([np.nan if t is None else t for t in parks_at], dtype=np.float64)
     row_of_way = cluster_right_of_way(keys, table.i[rows], table.j[rows])
     hold = np.full(len(risk), -1, dtype=np.int64)
     steer, cluster = hold.copy(), hold.copy()
     hold[rows], steer[rows], cluster[rows] = row_of_way.hold, row_of_way.steer, row_of_way.cluster
     links = _bounded_links(table, risk, level, len(ids), airspace.options.links_per_agent)
     return Verdicts(
-        table, risk, level, hold, steer, conflict, escalated, closure, cluster, links, parked
+        table,
+        risk,
+        level,
+        hold,
+        steer,
+        conflict,
+        escalated,
+        closure,
+        cluster,
+        links,
+        parked,
+        parks,
     )
 
 

@@ -48,6 +48,9 @@ class PullRequestOutcome:
     unnecessary_denials: int = 0
     traffic_advisories: int = 0
     forced_hunks: int = 0
+    reasks: int = 0
+    """Times the agent asked again at the moment a denial gave (its holder would be parked)."""
+    reasks_allowed: int = 0
     agent_hours: float = 0.0
     merge_postponed_s: float = 0.0
     drift_denials: int = 0  # denied for lines the mainline changed since the agent's base
@@ -87,6 +90,8 @@ class ReplayFigures:
     ta_per_agent_hour: float
     resync_conflicts: int
     forced_hunks: int
+    reasks: int = 0
+    reasks_allowed: int = 0
     avoided: BootstrapInterval | None = None
     avoided_with_resync: BootstrapInterval | None = None
     avoided_with_resync_merges: BootstrapInterval | None = None
@@ -177,6 +182,8 @@ def replay_figures(
         resync_conflicts=sum(o.resync_conflicted for o in rows),
         resync_merge_conflicts=sum(o.resync_merge_conflicted for o in rows),
         forced_hunks=sum(o.forced_hunks for o in rows),
+        reasks=sum(o.reasks for o in rows),
+        reasks_allowed=sum(o.reasks_allowed for o in rows),
         drift_denials=sum(o.drift_denials for o in rows),
         unnecessary_drift_denials=sum(o.unnecessary_drift_denials for o in rows),
         absent_drift_denials=sum(o.absent_drift_denials for o in rows),

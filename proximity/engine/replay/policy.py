@@ -16,6 +16,10 @@ whatever waits. A change denied because the *mainline* changed its lines since t
 (nobody to wait for) is ``Drifted``: the agent brings the mainline in at once (``resync``) and
 re-applies, asking again; should the same answer come back, it applies without asking.
 
+A denial that says when to ask again (the moment an idle holder it names counts as parked and
+yields right of way) has the agent ask again then (``reask``), as its text tells it; denied
+again, it keeps waiting, on the agents the new denial names.
+
 With ``max_wait_s`` (*obey* with a cap), a change that has waited that long gives up waiting
 (``giveup``): the agent acknowledges the agents it waited on, as ``radar ack`` does, and applies,
 asking again (another agent may still deny it, and a new wait begins).
@@ -41,7 +45,8 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """``kind``: start | apply | merge | push | resync | pull | force | giveup; ``at`` is replay
+    """``kind``: start | apply | merge | push | resync | pull | force | giveup | reask; ``at`` is
+    replay
     time; ``others``: for a giveup, the agents waited on; ``pull``: for a pull, history's
     merge of the mainline into the branch."""
 
@@ -63,9 +68,11 @@ class Applied:
 
 @dataclass(frozen=True, slots=True)
 class Denied:
-    """The radar denied the change (``others``: the agents named); some hunks may be applied."""
+    """The radar denied the change (``others``: the agents named); some hunks may be applied.
+    ``retry_at``: the replay time the denial says to ask again at (None: it gives none)."""
 
     others: frozenset[int]
+    retry_at: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +93,7 @@ class _Agent:
     queues: dict[str, deque[Change]] = field(default_factory=dict)
     blocked_by: dict[str, set[int]] = field(default_factory=dict)
     deferred_at: dict[str, int] = field(default_factory=dict)
+    reask_at: dict[str, int] = field(default_factory=dict)
 
     def waiting_on(self) -> set[int]:
         return {o for s in self.blocked_by.values() for o in s}
@@ -106,45 +114,67 @@ class ReplayScheduler:
         self.now = self.events[0].at if self.events else 0
         self.forced = 0
         self.gave_up = 0
+        self.reasked = 0
 
     def run(self) -> None:
         for event in self.events:
-            self._give_up_until(event.at)
+            self._timers_until(event.at)
             self.now = max(self.now, event.at)
             self._handle(event)
             self._break_cycles(final=False)
-        self._give_up_until(None)
+        self._timers_until(None)
         while any(not a.merged for a in self.agents.values()):
             self._break_cycles(final=True)
 
-    def _give_up_until(self, until: int | None) -> None:
-        """Every wait that reaches the cap before ``until`` (``None``: ever) gives up, in time
-        order; each may free a due merge."""
+    def _timers_until(self, until: int | None) -> None:
+        """Every re-ask and every wait reaching the cap before ``until`` (``None``: ever), in
+        time order; each may free a due merge."""
         cap = self.max_wait_s
-        if cap is None:
-            return
         while True:
-            waits = [
-                (at + cap, agent.pr, path)
+            timers = [
+                (at, 0, agent.pr, path)
                 for agent in self.agents.values()
                 if not agent.merged
-                for path, at in agent.deferred_at.items()
+                for path, at in agent.reask_at.items()
             ]
-            due = min((w for w in waits if until is None or w[0] <= until), default=None)
+            if cap is not None:
+                timers += [
+                    (at + cap, 1, agent.pr, path)
+                    for agent in self.agents.values()
+                    if not agent.merged
+                    for path, at in agent.deferred_at.items()
+                ]
+            due = min((t for t in timers if until is None or t[0] <= until), default=None)
             if due is None:
                 return
-            at, pr, path = due
+            at, kind, pr, path = due
             self.now = max(self.now, at)
             agent = self.agents[pr]
-            others = tuple(sorted(agent.blocked_by.pop(path)))
-            del agent.deferred_at[path]
-            self.gave_up += 1
-            queue = agent.queues[path]
-            if self._apply(agent, queue[0], retry=True, kind="giveup", others=others):
-                queue.popleft()
-                agent.blocked_by[path] = set()
-                self._retry(agent, path)
+            if kind == 0:
+                self._reask(agent, path)
+            else:
+                self._give_up(agent, path)
             self._settle([agent])
+
+    def _reask(self, agent: _Agent, path: str) -> None:
+        """The time the denial gave has come: ask again (the wait keeps its start)."""
+        del agent.reask_at[path]
+        self.reasked += 1
+        queue = agent.queues[path]
+        if self._apply(agent, queue[0], retry=True, kind="reask"):
+            queue.popleft()
+            self._retry(agent, path)
+
+    def _give_up(self, agent: _Agent, path: str) -> None:
+        others = tuple(sorted(agent.blocked_by.pop(path)))
+        del agent.deferred_at[path]
+        agent.reask_at.pop(path, None)
+        self.gave_up += 1
+        queue = agent.queues[path]
+        if self._apply(agent, queue[0], retry=True, kind="giveup", others=others):
+            queue.popleft()
+            agent.blocked_by[path] = set()
+            self._retry(agent, path)
 
     def _agent(self, pr: int) -> _Agent:
         return self.agents.setdefault(pr, _Agent(pr))
@@ -202,7 +232,11 @@ class ReplayScheduler:
             if not retry:
                 agent.queues[change.path].appendleft(change)
             agent.blocked_by[change.path] = set(outcome.others)
-            agent.deferred_at[change.path] = self.now
+            agent.deferred_at.setdefault(change.path, self.now)
+            if outcome.retry_at is not None and outcome.retry_at > self.now:
+                agent.reask_at[change.path] = outcome.retry_at
+            else:
+                agent.reask_at.pop(change.path, None)
             return False
         return True
 
@@ -210,6 +244,7 @@ class ReplayScheduler:
         queue = agent.queues[path]
         del agent.blocked_by[path]
         agent.deferred_at.pop(path, None)
+        agent.reask_at.pop(path, None)
         while queue:
             if not self._apply(agent, queue[0], retry=True):
                 return
@@ -282,6 +317,7 @@ class ReplayScheduler:
             del agent.queues[path]
         agent.blocked_by.clear()
         agent.deferred_at.clear()
+        agent.reask_at.clear()
         self.forced += 1
 
 

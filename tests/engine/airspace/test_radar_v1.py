@@ -285,6 +285,31 @@ def test_a_parked_agent_yields_right_of_way_to_an_active_one(engine: str) -> Non
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_the_advisory_says_when_an_idle_holder_would_yield(engine: str) -> None:
+    """``holderYieldsAt``: the holder's last change plus the parked time, rounded up to the
+    second (the steerer's time to ask again); the active holder that took over from a parked one
+    yields in its turn; absent with an undated file or with parking switched off."""
+    (flying,) = radar(_old_and_idle("2026-09-13T12:00:01.250Z"), engine)["advisories"]
+    assert (flying["hold"], flying["holderYieldsAt"]) == ("a", "2026-09-16T12:00:02Z")
+    (later,) = radar(_old_and_idle("2026-09-13T12:00:01Z", parkedAfterHours=100), engine)[
+        "advisories"
+    ]
+    assert later["holderYieldsAt"] == "2026-09-17T16:00:01Z"
+    (parked,) = radar(_old_and_idle("2026-09-05T12:00:00Z"), engine)["advisories"]
+    assert (parked["hold"], parked["holderYieldsAt"]) == ("b", "2026-09-18T11:59:00Z")
+    undated = _old_and_idle("2026-09-13T12:00:01Z")
+    undated["agents"][0]["files"].append({"path": "src/y.py"})
+    (unknown,) = radar(undated, engine)["advisories"]
+    assert unknown["hold"] == "a"
+    assert "holderYieldsAt" not in unknown
+    (never,) = radar(_old_and_idle("2026-09-13T12:00:01Z", parkedAfterHours=0), engine)[
+        "advisories"
+    ]
+    assert never["hold"] == "a"
+    assert "holderYieldsAt" not in never
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_parked_after_hours_replaces_the_profile_s_threshold(engine: str) -> None:
     week_old = "2026-09-08T12:00:00Z"
     assert _holder(_old_and_idle(week_old), engine) == "b"

@@ -14,8 +14,13 @@ from proximity.engine.replay.schedule import (
 
 
 class World:
-    def __init__(self, *, deny: bool = True) -> None:
+    """``parks_after``: a holder whose last application is that old is parked and denies
+    nothing; a denial says to ask again when the earliest holder it names would park."""
+
+    def __init__(self, *, deny: bool = True, parks_after: int | None = None) -> None:
         self.deny = deny
+        self.parks_after = parks_after
+        self.last: dict[int, int] = {}
         self.live: dict[int, set[str]] = {}
         self.log: list[tuple[str, int, int | None, str]] = []
         self.gave_up: list[tuple[int, tuple[int, ...]]] = []
@@ -28,13 +33,20 @@ class World:
             self.live[pr] = set()
         elif action.kind == "merge" and pr is not None:
             del self.live[pr]
-        elif action.kind in {"apply", "force", "giveup"} and pr is not None:
+        elif action.kind in {"apply", "force", "giveup", "reask"} and pr is not None:
             if action.kind == "giveup":
                 self.gave_up.append((pr, action.others))
-            holders = frozenset(o for o, paths in self.live.items() if o != pr and path in paths)
-            if self.deny and action.kind == "apply" and holders:
-                return Denied(holders)
+            after = self.parks_after
+            holders = frozenset(
+                o
+                for o, paths in self.live.items()
+                if o != pr and path in paths and (after is None or action.at < self.last[o] + after)
+            )
+            if self.deny and action.kind in {"apply", "reask"} and holders:
+                again = None if after is None else min(self.last[o] + after for o in holders)
+                return Denied(holders, again)
             self.live[pr].add(path)
+            self.last[pr] = action.at
             return Applied()
         return None
 
@@ -49,13 +61,17 @@ def _pr(number: int, merged: int, edits: list[tuple[int, str]]) -> PullRequestHi
 
 
 def _run(
-    prs: list[PullRequestHistory], *, deny: bool = True, max_wait_s: int | None = None
+    prs: list[PullRequestHistory],
+    *,
+    deny: bool = True,
+    max_wait_s: int | None = None,
+    parks_after: int | None = None,
 ) -> tuple[World, ReplayScheduler]:
     steps = [
         MainlineStep(p.merge, "p", p.merged_at, p.number)
         for p in sorted(prs, key=lambda p: p.merged_at)
     ]
-    world = World(deny=deny)
+    world = World(deny=deny, parks_after=parks_after)
     events = build_schedule(prs, steps, clock_start=0)
     scheduler = ReplayScheduler(events, world, max_wait_s=max_wait_s)
     scheduler.run()
@@ -136,3 +152,36 @@ def test_a_cap_longer_than_the_wait_changes_nothing() -> None:
     a = _pr(1, 50, [(10, "f")])
     b = _pr(2, 90, [(20, "f"), (30, "g"), (40, "f")])
     assert _run([a, b], max_wait_s=10_000)[0].log == _run([a, b])[0].log
+
+
+def test_a_denial_that_gives_a_time_is_asked_again_then() -> None:
+    """Issue 28 point 3: the denial says when the holder, idle, yields; the agent asks again
+    at that moment, not only at the holder's merge, and goes on once it is allowed."""
+    a = _pr(1, 1000, [(10, "f")])
+    b = _pr(2, 2000, [(20, "f"), (900, "g")])
+    world, scheduler = _run([a, b], parks_after=100)
+    assert [x for x in world.log if x[2] == 2] == [
+        ("start", 20, 2, ""),
+        ("apply", 20, 2, "f"),  # denied: #1 holds f, and parks at 110
+        ("reask", 110, 2, "f"),  # #1 parked: allowed
+        ("apply", 900, 2, "g"),
+        ("merge", 2000, 2, ""),
+    ]
+    assert scheduler.reasked == 1
+
+
+def test_a_re_ask_denied_again_waits_on_and_the_cap_counts_from_the_first_denial() -> None:
+    """#1 is at work again by the time given: the re-ask is denied with a later time, and the
+    cap still runs from the first denial."""
+    a = _pr(1, 1000, [(10, "f"), (60, "f"), (110, "f")])
+    b = _pr(2, 2000, [(20, "f"), (900, "g")])
+    world, scheduler = _run([a, b], parks_after=100, max_wait_s=120)
+    assert [x for x in world.log if x[2] == 2] == [
+        ("start", 20, 2, ""),
+        ("apply", 20, 2, "f"),  # denied: ask again at 110
+        ("reask", 110, 2, "f"),  # #1 changed f at 60: denied again, ask at 160
+        ("giveup", 140, 2, "f"),  # the cap: 120 s after the first denial, not the re-ask
+        ("apply", 900, 2, "g"),
+        ("merge", 2000, 2, ""),
+    ]
+    assert (scheduler.reasked, scheduler.gave_up) == (1, 1)
