@@ -51,7 +51,7 @@ class Command(BaseCommand):
             "--max-wait-hours",
             type=float,
             help="obey: give up a wait after this much replay time and acknowledge (default: wait "
-            "until the other side has merged)",
+            "until the other side has merged, asking again at any time a denial gives)",
         )
         parser.add_argument(
             "--build-breaks",
