@@ -130,7 +130,7 @@ def _right_of_way_line(f: Finding, result: CheckResult) -> str:
     if f.hold == result.agent:
         why = (
             f" ({agent_ref(f.steer)} is parked: none of its files changed for the profile's "
-            "parked time, 72 h by default, so its earlier start yields to active work)"
+            "parked time, 168 h by default, so its earlier start yields to active work)"
             if f.steer in f.parked
             else ""
         )

@@ -117,10 +117,10 @@ def test_an_insertion_at_the_point_of_a_days_old_insertion_is_still_denied(pair:
 
 
 def test_a_parked_agent_yields_so_the_active_one_holds_course(pair: Scene) -> None:
-    """Alice started first but changed nothing for 80 hours (past radar-v1's 72): parked, she
+    """Alice started first but changed nothing for 200 hours (past radar-v1's 168): parked, she
     steers, and bob's edit goes ahead with the context naming her (docs/DECISIONS.md, "A parked
     branch yields"). The encounter is still a Resolution: the overlap does not decay."""
-    decision = _bob_inserts_where_alice_inserted(pair, hours_ago=80)
+    decision = _bob_inserts_where_alice_inserted(pair, hours_ago=200)
     assert "permissionDecision" not in decision, decision
     context = decision["additionalContext"]
     assert "Resolution Advisory with alice" in context

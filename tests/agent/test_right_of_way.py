@@ -208,17 +208,17 @@ def test_every_face_names_the_same_holder_whatever_start_a_report_claims(
 
 @pytest.fixture
 def parked(tmp_path: Path, _state_dir: Path) -> Scene:
-    """alice's line 22, committed four days ago, against bob's change of the same line now:
+    """alice's line 22, committed eight days ago, against bob's change of the same line now:
     overlap, which does not fade, so the scan raises it too."""
-    return dated_pair(tmp_path, _state_dir, (22, 22), 22, alice_ago=4 * 24 * 60)
+    return dated_pair(tmp_path, _state_dir, (22, 22), 22, alice_ago=8 * 24 * 60)
 
 
 @pytest.mark.django_db
 def test_every_face_lets_the_active_agent_hold_when_the_other_is_parked(
     parked: Scene, post_json: Any, lead: Any
 ) -> None:
-    """alice started first but committed her line four days ago and changed nothing since: past
-    radar-v1's 72 hours she is parked and yields (docs/DECISIONS.md, "A parked branch yields").
+    """alice started first but committed her line eight days ago and changed nothing since: past
+    radar-v1's 168 hours she is parked and yields (docs/DECISIONS.md, "A parked branch yields").
     Every face names bob, at work now, as the holder; the encounter is still a Resolution. When
     alice edits again she is active, and her earlier start holds again."""
     scene = parked
@@ -248,7 +248,7 @@ def test_every_face_lets_the_active_agent_hold_when_the_other_is_parked(
     assert "you hold course; bob must steer away" in back["additionalContext"]
 
 
-PARKED_H = 72  # radar-v1's parked time
+PARKED_H = 168  # radar-v1's parked time
 
 
 def _committed_at(scene: Scene) -> int:
@@ -262,7 +262,7 @@ def test_every_face_tells_the_steerer_when_the_idle_holder_yields(
 ) -> None:
     """Issue 28 point 3, "when to ask again": the steerer's denial gives the moment the holder,
     idle since its last commit, counts as parked and so yields (its last change plus the
-    profile's 72 hours), the same through the hook, `radar check`, MCP and the server's check.
+    profile's 168 hours), the same through the hook, `radar check`, MCP and the server's check.
     The holder is told no such time: it holds course."""
     expected = time.strftime(
         "%Y-%m-%dT%H:%M:%SZ", time.gmtime(_committed_at(encounter) + PARKED_H * 3600)

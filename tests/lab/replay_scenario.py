@@ -47,11 +47,20 @@ SLOW = (
     (3, "b.py", 10, "pr3", 200, 4 * DAY),
     (4, "b.py", 11, "pr4", DAY, 7 * DAY),  # abuts #3's 1-day-old line: decayed, not even told
 )
-"""Baseline: #2 and #4 conflict (2 of 4). Obey: #2 is denied at 2 days; the denial says #1,
-idle since 100 s, counts as parked 72 h after it, so #2 asks again then, holds course over the
-parked #1 and meets #1's line at its own merge (the parked rule's trade); #4's adjacency has
-decayed to the floor (clear), so it still conflicts: 2 of 4, avoided 0 %, 1 of 4 hunks delayed
-(a day and 100 s), no unnecessary denial."""
+"""Baseline: #2 and #4 conflict (2 of 4). Obey: #2 is denied at 2 days and waits for #1
+(3 days; #1, idle since 100 s, would park only after 168 h, and merges first), its conflict
+avoided; #4's adjacency has decayed to the floor (clear), so it still conflicts: 1 of 4, avoided
+50 %, 1 of 4 hunks delayed, no unnecessary denial."""
+
+PARKED = (
+    # the holder waits on review past the parked time: the steerer asks again when told
+    (1, "a.py", 5, "pr1", 100, 10 * DAY),
+    (2, "a.py", 5, "pr2", 2 * DAY, 11 * DAY),
+)
+"""Baseline: #2 conflicts at its merge (1 of 2). Obey: #2 is denied at 2 days; the denial says
+#1, idle since 100 s, counts as parked 168 h after it; #2 asks again then, holds course over the
+parked #1 and meets #1's line at its own merge (the parked rule's trade): 1 of 2, one hunk
+delayed five days and 100 s, no unnecessary denial."""
 
 DRIFT = (
     # the other side has already merged when the agent edits beside its line: no live agent

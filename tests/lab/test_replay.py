@@ -18,6 +18,7 @@ from proximity.lab.replay_report import ReplayReport, format_report, replay_wind
 from tests.lab.replay_scenario import (
     DAY,
     DRIFT,
+    PARKED,
     RESYNC,
     SLOW,
     T0,
@@ -211,30 +212,47 @@ def test_a_branch_merging_the_mainline_in_skips_that_merge_but_keeps_its_own_sid
     assert [sorted(f.path for f in c.files) for c in pr.commits] == [["t.py"], ["s.py"]]
 
 
-@pytest.mark.parametrize("mode", ["session", "hook"])
-def test_overlap_days_old_is_denied_until_the_holder_parks_while_adjacency_decays(
-    tmp_path: Path, mode: str
+def test_overlap_days_old_is_still_denied_and_avoided_while_adjacency_decays(
+    tmp_path: Path,
 ) -> None:
     """Human pace (replay_scenario.SLOW): the other side's unmerged overlapping line conflicts
-    at merge however old it is, so obey denies it; an abutting line days old is clear. The
-    denial says when #1, idle since its edit at 100 s, counts as parked (72 h later); #2 asks
-    again then, is allowed (the parked branch yields), and meets #1's line at its merge: the
-    parked rule's trade, a day's wait instead of three. The hook process reads the time from
-    the text it prints, the same."""
+    at merge however old it is, so obey denies it; an abutting line days old is clear."""
     repo = build_scenario(tmp_path / "source", SLOW)
     report = replay_window(read_window(repo, max_prs=10), policies=["obey"], out=tmp_path / "o",
-                           work=tmp_path, resamples=20, mode=mode)  # fmt: skip
+                           work=tmp_path, resamples=20)  # fmt: skip
     base, obey = report.figures["ignore"], report.figures["obey"]
     assert (base.conflicts, base.merges) == (2, 4)
     assert (obey.conflicts, obey.denials, obey.unnecessary_denials, obey.delayed_hunks) == (
-        2, 1, 0, 1,
+        1, 1, 0, 1,
     )  # fmt: skip
     assert obey.avoided is not None
-    assert obey.avoided.estimate == 0.0
+    assert obey.avoided.estimate == 0.5
     rows = events(tmp_path / "o", "obey")
     denials = [(e["agent"], e["others"], e["t"] - T0) for e in rows if e["kind"] == "deny"]
     assert denials == [("pr-2", ["pr-1"], 2 * DAY)]
-    parks = 100 + 72 * 3600
+    assert not [e for e in rows if e["kind"] == "advisory"]  # #4 beside #3: decayed to clear
+    merges = {e["agent"]: e["conflicts"] for e in rows if e["kind"] == "merge"}
+    assert merges == {"pr-1": [], "pr-2": [], "pr-3": [], "pr-4": ["b.py"]}
+    delays = sorted(d for o in report.runs["obey"].outcomes() for d in o.delays_s)
+    assert delays == [3.0 * DAY]  # denied at 2 days, #1 merged at 5
+
+
+@pytest.mark.parametrize("mode", ["session", "hook"])
+def test_a_denied_agent_asks_again_when_the_idle_holder_parks(tmp_path: Path, mode: str) -> None:
+    """replay_scenario.PARKED: the denial says when #1, idle since its edit at 100 s, counts as
+    parked (168 h later); #2 asks again then, is allowed (the parked branch yields), and meets
+    #1's line at its merge: the parked rule's trade. The hook process reads the time from the
+    text it prints, the same."""
+    repo = build_scenario(tmp_path / "source", PARKED)
+    report = replay_window(read_window(repo, max_prs=10), policies=["obey"], out=tmp_path / "o",
+                           work=tmp_path, resamples=20, mode=mode)  # fmt: skip
+    base, obey = report.figures["ignore"], report.figures["obey"]
+    avoided = obey.avoided.estimate if obey.avoided else None
+    figures = (base.conflicts, obey.conflicts, obey.denials, obey.unnecessary_denials, avoided)
+    assert figures == (1, 1, 1, 0, 0.0)
+    rows = events(tmp_path / "o", "obey")
+    assert [(e["agent"], e["t"] - T0) for e in rows if e["kind"] == "deny"] == [("pr-2", 2 * DAY)]
+    parks = 100 + 168 * 3600
     [defer] = [e for e in rows if e["kind"] == "defer"]
     asked = datetime.fromtimestamp(T0 + parks, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     assert defer["askAgainAt"] == asked
@@ -244,12 +262,12 @@ def test_overlap_days_old_is_denied_until_the_holder_parks_while_adjacency_decay
         "Asked again at the time a denial gave (its idle holder parking): obey 1 (1 allowed)."
         in (format_report(report))
     )
-    # the re-ask: #2 holds course over parked #1; #4 beside #3 has decayed to clear
+    # the re-ask: #2 holds course over parked #1
     [told] = [e for e in rows if e["kind"] == "advisory"]
     assert (told["agent"], told["others"], told["t"] - T0) == ("pr-2", ["pr-1"], parks)
     assert "you hold course (pr-1 is parked" in told["told"]
     merges = {e["agent"]: e["conflicts"] for e in rows if e["kind"] == "merge"}
-    assert merges == {"pr-1": [], "pr-2": ["a.py"], "pr-3": [], "pr-4": ["b.py"]}
+    assert merges == {"pr-1": [], "pr-2": ["a.py"]}
     delays = sorted(d for o in report.runs["obey"].outcomes() for d in o.delays_s)
     assert delays == [float(parks - 2 * DAY)]  # denied at 2 days, asked again as #1 parked
 

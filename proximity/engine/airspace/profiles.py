@@ -81,9 +81,10 @@ _RADAR_V1 = Profile(
     # Unmerged overlapping lines conflict days later as surely as minutes later: the replay of
     # pip found decayed overlap silenced every denial at human timescales (airspace-2026.11.5).
     overlap_recency_floor=1.0,
-    # A branch nobody changed for three days is waiting on review, not flying: holding every
-    # active agent behind it made the replay's convoy (docs/EVALUATION.md, issue 28).
-    parked_after_s=72 * 3600.0,
+    # A branch nobody changed for a week is waiting on review, not flying: holding every active
+    # agent behind it made the replay's convoy (docs/EVALUATION.md, issue 28). A week, not three
+    # days, since the steerer asks again at the time its denial gives (docs/DECISIONS.md).
+    parked_after_s=168 * 3600.0,
 )
 
 PROFILES: Mapping[str, Profile] = {

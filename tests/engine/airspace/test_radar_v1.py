@@ -272,12 +272,12 @@ def _old_and_idle(touched: str, **options: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_parked_agent_yields_right_of_way_to_an_active_one(engine: str) -> None:
-    """No change for 72 hours (radar-v1's ``parked_after_s``): the earlier start no longer holds
+    """No change for 168 hours (radar-v1's ``parked_after_s``): the earlier start no longer holds
     (docs/DECISIONS.md, "A parked branch yields"); the encounter stays a Resolution."""
     for touched, holder in (
-        ("2026-09-13T12:00:01Z", "a"),  # 71:59:59 ago: still flying
-        ("2026-09-12T12:00:00Z", "b"),  # exactly 72 h: parked
-        ("2026-09-05T12:00:00Z", "b"),
+        ("2026-09-08T12:00:01Z", "a"),  # 167:59:59 ago: still flying
+        ("2026-09-08T12:00:00Z", "b"),  # exactly 168 h: parked
+        ("2026-09-01T12:00:00Z", "b"),
     ):
         assert _holder(_old_and_idle(touched), engine) == holder, touched
         (advisory,) = radar(_old_and_idle(touched), engine)["advisories"]
@@ -290,13 +290,13 @@ def test_the_advisory_says_when_an_idle_holder_would_yield(engine: str) -> None:
     second (the steerer's time to ask again); the active holder that took over from a parked one
     yields in its turn; absent with an undated file or with parking switched off."""
     (flying,) = radar(_old_and_idle("2026-09-13T12:00:01.250Z"), engine)["advisories"]
-    assert (flying["hold"], flying["holderYieldsAt"]) == ("a", "2026-09-16T12:00:02Z")
+    assert (flying["hold"], flying["holderYieldsAt"]) == ("a", "2026-09-20T12:00:02Z")
     (later,) = radar(_old_and_idle("2026-09-13T12:00:01Z", parkedAfterHours=100), engine)[
         "advisories"
     ]
     assert later["holderYieldsAt"] == "2026-09-17T16:00:01Z"
-    (parked,) = radar(_old_and_idle("2026-09-05T12:00:00Z"), engine)["advisories"]
-    assert (parked["hold"], parked["holderYieldsAt"]) == ("b", "2026-09-18T11:59:00Z")
+    (parked,) = radar(_old_and_idle("2026-09-01T12:00:00Z"), engine)["advisories"]
+    assert (parked["hold"], parked["holderYieldsAt"]) == ("b", "2026-09-22T11:59:00Z")
     undated = _old_and_idle("2026-09-13T12:00:01Z")
     undated["agents"][0]["files"].append({"path": "src/y.py"})
     (unknown,) = radar(undated, engine)["advisories"]
