@@ -17,6 +17,7 @@ from typing import Any
 
 from proximity.agent.config import Policy
 from proximity.agent.quoting import agent_ref, as_data, data_lines, reported_by
+from proximity.engine.airspace.profiles import DEFAULT_PROFILE, PROFILES
 from proximity.engine.findings import CheckResult, DriftFinding, Finding
 from proximity.engine.merge_notes import tests_note
 
@@ -57,6 +58,11 @@ def _quoted(excerpt: str, other: str, limit: int = 4) -> list[str]:
 def _channels(f: Finding) -> str:
     top = sorted(f.channels.items(), key=lambda kv: -kv[1])[:3]
     return ", ".join(_CHANNEL_NAMES.get(k, k) for k, _ in top) or "proximity"
+
+
+# What the holder's context names as the parked time (the default profile's; a repository's
+# profile may differ, hence "by default").
+_DEFAULT_PARKED_H = (PROFILES[DEFAULT_PROFILE].parked_after_s or 0.0) / 3600.0
 
 
 def _who(f: Finding) -> str:
@@ -130,7 +136,8 @@ def _right_of_way_line(f: Finding, result: CheckResult) -> str:
     if f.hold == result.agent:
         why = (
             f" ({agent_ref(f.steer)} is parked: none of its files changed for the profile's "
-            "parked time, 168 h by default, so its earlier start yields to active work)"
+            f"parked time, {_DEFAULT_PARKED_H:g} h by default, so its earlier start yields to "
+            "active work)"
             if f.steer in f.parked
             else ""
         )

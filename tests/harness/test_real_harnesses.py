@@ -43,6 +43,9 @@ def test_colliding_edit_is_denied_with_our_reason_and_the_file_is_unchanged(benc
     assert "would collide with another agent's work" in run.after_call
     assert "Resolution Advisory with alice" in run.after_call
     assert "radar ack alice" in run.after_call
+    # when to ask again: alice's last change (her file's mtime) plus the parked time
+    assert "Ask again after " in run.after_call
+    assert "if alice changes nothing before then" in run.after_call
     assert _line(bench, 22) == "line 22"
 
 

@@ -119,19 +119,9 @@ def _decide_radar(
     hold[rows], steer[rows], cluster[rows] = row_of_way.hold, row_of_way.steer, row_of_way.cluster
     links = _bounded_links(table, risk, level, len(ids), airspace.options.links_per_agent)
     return Verdicts(
-        table,
-        risk,
-        level,
-        hold,
-        steer,
-        conflict,
-        escalated,
-        closure,
-        cluster,
-        links,
-        parked,
-        parks,
-    )
+        table, risk, level, hold, steer, conflict, escalated, closure, cluster, links,
+        parked=parked, parks_at_ms=parks,
+    )  # fmt: skip
 
 
 def _bounded_links(
