@@ -135,9 +135,9 @@ def _right_of_way_line(f: Finding, result: CheckResult) -> str:
     """Design 002, section 3: the holder holds course (never denied for it), the other steers."""
     if f.hold == result.agent:
         why = (
-            f" ({agent_ref(f.steer)} is parked: none of its files changed for the profile's "
-            f"parked time, {_DEFAULT_PARKED_H:g} h by default, so its earlier start yields to "
-            "active work)"
+            f" ({agent_ref(f.steer)} is parked: none of its files changed, nor was an edit of it "
+            f"denied, for the profile's parked time, {_DEFAULT_PARKED_H:g} h by default, so its "
+            "earlier start yields to active work)"
             if f.steer in f.parked
             else ""
         )
@@ -158,8 +158,8 @@ def _right_of_way_line(f: Finding, result: CheckResult) -> str:
     if f.steer == result.agent and f.holder_yields_at:
         line += (
             f" Ask again after {f.holder_yields_at}: if {agent_ref(f.hold)} changes nothing "
-            "before then, it counts as parked (idle for the profile's parked time) and yields "
-            "right of way."
+            "before then, nor waits on a denial, it counts as parked (idle for the profile's "
+            "parked time) and yields right of way."
         )
     return line
 

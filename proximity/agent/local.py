@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +78,9 @@ def local_check(
         if me.started_at is not None:
             asking["startedAt"] = me.to_agent_json().get("startedAt")
     lenient = profile in PROFILES and PROFILES[profile].reference_input
-    kept = {a: _entry(ws) for a, ws in others.items()}
+    store = state or LocalState(worktree.common_dir)
+    asked = store.asked()
+    kept = {a: _with_asked(_entry(ws), asked.get(a)) for a, ws in others.items()}
     entries = {a: k[0] for a, k in kept.items()}
     airspace = {
         "agents": [asking, *(k[0] if lenient else k[1] for k in kept.values())],
@@ -100,7 +104,7 @@ def local_check(
     )["advisories"]
     paths = [p for p, _, _ in planned]
     _add_excerpts(entries, others, advisories, agent_id, paths)
-    acked = (state or LocalState(worktree.common_dir)).acknowledged(agent_id)
+    acked = store.acknowledged(agent_id)
     findings = findings_from_advisories(
         advisories, asker=agent_id, others=entries, planned=paths, acknowledged=acked
     )
@@ -130,6 +134,18 @@ def local_check(
 #: then builds and parses neither (the objects are held, so their ids stay theirs). The entries
 #: are shared: nothing may change them (:func:`_add_excerpts` copies the ones it extends).
 _ENTRIES: BoundedCache[int, tuple[WorkingSet, dict[str, Any], Agent]] = BoundedCache(4096)
+
+
+def _with_asked(
+    kept: tuple[dict[str, Any], Agent], at: float | None
+) -> tuple[dict[str, Any], Agent]:
+    """The entry with the agent's last denied edit (``askedAt``), which right of way reads
+    (docs/DECISIONS.md, "Waiting on the radar is not idleness"); copies, the cache is shared."""
+    if at is None:
+        return kept
+    entry, agent = kept
+    stamp = datetime.fromtimestamp(at, tz=UTC).isoformat().replace("+00:00", "Z")
+    return {**entry, "askedAt": stamp}, replace(agent, asked_at_ms=at * 1000.0)
 
 
 def _entry(ws: WorkingSet) -> tuple[dict[str, Any], Agent]:

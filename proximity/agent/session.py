@@ -424,6 +424,11 @@ class AgentSession:
         }
         if "startedAt" in agent:
             body["startedAt"] = agent["startedAt"]
+        asked = self.state.asked().get(self.agent_id)
+        if asked is not None:  # waiting on the radar is not idleness: the server reads it too
+            from datetime import UTC, datetime
+
+            body["askedAt"] = datetime.fromtimestamp(asked, tz=UTC).isoformat()
         sent = self.client.report(body)
         return (
             f"reported {len(body['files'])} file(s) as {self.agent_id} (version {sent['version']})"

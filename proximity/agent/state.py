@@ -94,12 +94,33 @@ class LocalState:
             data["acks"].append(entry)
         return entry
 
-    def remember_denial(self, *, agent: str, others: list[str], paths: list[str]) -> None:
-        """The paths a denial named, so ``radar ack OTHER`` can say what it acknowledges."""
+    def remember_denial(
+        self, *, agent: str, others: list[str], paths: list[str], at: float | None = None
+    ) -> None:
+        """The paths a denial named, so ``radar ack OTHER`` can say what it acknowledges, and
+        when the agent was denied (``at``, epoch seconds; default now): an agent waiting on
+        the radar is not idle, so every check of this repository reads it (:meth:`asked`)."""
         with self._locked() as data:
             denials = data.setdefault("denials", {}).setdefault(agent, {})
             for other in others:
                 denials[other] = sorted(set(paths))
+            data.setdefault("asked", {})[agent] = time.time() if at is None else float(at)
+
+    def stamp_asked(self, stamps: dict[str, float]) -> None:
+        """Set agents' last denied edits at once: a caller on its own clock (the replay)."""
+        with self._locked() as data:
+            data.setdefault("asked", {}).update({a: float(t) for a, t in stamps.items()})
+
+    def asked(self) -> dict[str, float]:
+        """Each agent's last denied edit (epoch seconds), as :meth:`remember_denial` kept it."""
+        raw = self._load().get("asked", {})
+        if not isinstance(raw, dict):
+            return {}
+        return {
+            str(a): float(t)
+            for a, t in raw.items()
+            if isinstance(t, int | float) and not isinstance(t, bool)
+        }
 
     def denied_paths(self, agent: str, other: str) -> list[str]:
         return list(self._load().get("denials", {}).get(agent, {}).get(other, []))

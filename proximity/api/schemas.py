@@ -121,6 +121,11 @@ class WorkingSetIn(In):
     agent_id: str = Id
     label: Label = ""
     started_at: SentTime | None = None
+    asked_at: SentTime | None = Field(
+        default=None,
+        description="the agent's last edit a pre-edit check denied (its local state): an agent "
+        "waiting on the radar is not idle, so it parks only after it as after its last change",
+    )
     files: list[FileIn] = Field(max_length=5000)
     intent: list[IntentIn] = Field(default_factory=list, max_length=500)
 

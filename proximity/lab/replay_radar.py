@@ -147,6 +147,7 @@ class RadarGate:
         self._stale: set[str] = set()
         self._sessions: dict[str, AgentSession] = {}
         self.acks: dict[tuple[str, str], int] = {}
+        self.denied_at: dict[str, int] = {}  # replay time of each agent's last denial
         self.asked = 0
 
     # -- the airspace -----------------------------------------------------------------------
@@ -244,6 +245,20 @@ class RadarGate:
         self.asked += 1
         self._expire_acks(agent, now)
         wall = time.time()
+        self._stamp_asked(agent, now, wall)
+        answer = self._ask(agent, payload, now, wall)
+        if answer.kind == "deny":
+            self.denied_at[agent] = now
+        return answer
+
+    def _stamp_asked(self, agent: str, now: int, wall: float) -> None:
+        """Each agent's last denial, dated on the wall clock as its files are (``_age_stamp``),
+        so right of way reads a wait on the radar in replay time."""
+        if self.denied_at:
+            stamps = {a: wall - (now - at) for a, at in self.denied_at.items()}
+            self._session(agent).state.stamp_asked(stamps)
+
+    def _ask(self, agent: str, payload: dict[str, Any], now: int, wall: float) -> GateAnswer:
         if self.mode == "hook":
             self._touch_files(now, wall)
             return _from_hook(run_hook("claude", json.dumps(payload)), wall)

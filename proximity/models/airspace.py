@@ -66,6 +66,9 @@ class Agent(models.Model):
         Principal, null=True, blank=True, on_delete=models.SET_NULL, related_name="agents"
     )
     started_at = models.DateTimeField(null=True, blank=True)
+    # The agent's last edit the radar denied, as its reports carry it: waiting on the radar is
+    # not idleness, so right of way parks the agent only a week after it (``askedAt``).
+    asked_at = models.DateTimeField(null=True, blank=True)
     last_report_at = models.DateTimeField(null=True, blank=True)
     worktree_path = models.CharField(max_length=1024, blank=True)
 

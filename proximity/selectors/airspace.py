@@ -77,6 +77,8 @@ def _agent_json(snapshot: WorkingSetSnapshot) -> dict[str, Any]:
     entry: dict[str, Any] = {"agentId": agent.agent_id, "label": agent.label, "files": files}
     if agent.started_at:
         entry["startedAt"] = agent.started_at.isoformat()
+    if agent.asked_at:
+        entry["askedAt"] = agent.asked_at.isoformat()
     if snapshot.intent:
         entry["intent"] = snapshot.intent
     return entry
@@ -91,7 +93,11 @@ def airspace_inputs(
     # The time bucket: recency decay, intent expiry and the closure trend change with time
     # alone, so the same snapshots in a later bucket are new inputs (re-scored by the sweep).
     bucket = int(now.timestamp()) // settings.OVERLAP_SCAN_RESCORE_SECONDS
-    key = [[s.pk for s in snapshots], graph.content_hash if graph else None, conflicts, bucket]
+    key: list[Any] = [[s.pk for s in snapshots], graph.content_hash if graph else None,
+                      conflicts, bucket]  # fmt: skip
+    asked = [[s.pk, s.agent.asked_at.isoformat()] for s in snapshots if s.agent.asked_at]
+    if asked:  # a denied edit moves right of way without a new snapshot
+        key.append(asked)
     digest = hashlib.sha256(json.dumps(key, separators=(",", ":")).encode()).hexdigest()
     options: dict[str, Any] = {"now": now.isoformat(), "history": _history(repository, now)}
     if conflicts:

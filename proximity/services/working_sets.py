@@ -37,6 +37,7 @@ class WorkingSetReport:
     intent: list[Any]
     label: str = ""
     started_at: datetime | None = None
+    asked_at: datetime | None = None
 
 
 def _validate(report: WorkingSetReport) -> None:
@@ -60,6 +61,13 @@ def _validate(report: WorkingSetReport) -> None:
     except AirspaceInputError as exc:
         field = exc.field.removeprefix("agents[0].")
         raise InvalidInputError(str(exc).split(": ", 1)[-1], field=field) from None
+
+
+def _asked(stored: datetime | None, reported: datetime | None, now: datetime) -> datetime | None:
+    """The later of the stored and the reported denied edit, never after ``now``: a report
+    cannot keep its agent from parking beyond a week after the report itself."""
+    seen = [t for t in (stored, within_window(reported, now=now)) if t is not None]
+    return min(max(seen), now) if seen else None
 
 
 def _content_hash(report: WorkingSetReport) -> str:
@@ -117,12 +125,15 @@ def working_set_report(
         agent.started_at = (
             within_window(started, now=now) or within_window(agent.started_at, now=now) or now
         )
+        before, agent.asked_at = agent.asked_at, _asked(agent.asked_at, report.asked_at, now)
         agent.last_report_at = now
-        agent.save(update_fields=["label", "started_at", "last_report_at"])
+        agent.save(update_fields=["label", "started_at", "asked_at", "last_report_at"])
         latest = agent.snapshots.order_by("-version").first()
         if latest is not None and latest.content_hash == digest and latest.expires_at > now:
             latest.reported_at, latest.expires_at = now, expires
             latest.save(update_fields=["reported_at", "expires_at"])
+            if agent.asked_at != before:
+                scan_request(repository_id=agent.repository_id, now=now)
             return latest
         snapshot = WorkingSetSnapshot.objects.create(
             agent=agent,

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from proximity.models import ProximityAdvisory, WorkingSetSnapshot
+from proximity.models import Agent, ProximityAdvisory, WorkingSetSnapshot
 from proximity.sources.diff_excerpts import with_report_excerpts
 from proximity.sources.git import read_working_sets
 from tests.agent.conftest import Scene
+from tests.agent.payloads import load
 from tests.factories import bind_agents, make_caller, make_repository
 from tests.sources.gitrepo import ScriptedRepo, numbered
 
@@ -86,3 +87,29 @@ def test_a_report_carries_excerpts_the_server_quotes_in_deny_reasons_and_cards(r
     sides = json.dumps(shared)
     assert "+alice 22" in sides
     assert "+bob 22" in sides
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_server_check_records_a_wait_and_a_report_carries_the_local_hook_s(remote) -> None:
+    """Waiting on the radar is not idleness (docs/DECISIONS.md): bob, told by the server's own
+    check to steer, has his ask recorded there; his later denial by his local hook reaches the
+    server with his next `radar report` (``askedAt``). alice, who holds, has none."""
+    scene, flags = remote
+    scene.repo.replace_lines("core.py", 22, 22, worktree="alice", tag="alice")
+    scene.repo.replace_lines("core.py", 40, 40, worktree="bob", tag="bob")
+    for who in ("alice", "bob"):
+        assert scene.radar("report", *flags[who], cwd=getattr(scene, who)).returncode == 0
+    answer = scene.radar("check", "core.py", "--lines", "22", *flags["bob"], cwd=scene.bob)
+    assert answer.returncode == 2, answer.stdout + answer.stderr
+    assert "alice holds course; you steer" in answer.stdout
+    by_check = Agent.objects.get(agent_id="bob").asked_at
+    assert by_check is not None
+    payload = load("claude_pre_edit", WORKTREE=str(scene.bob), FILE=str(scene.bob / "core.py"))
+    payload["tool_input"].update(old_string="line 22\n", new_string="bob 22\n")
+    run = scene.hook("claude", payload)
+    assert json.loads(run.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert scene.radar("report", *flags["bob"], cwd=scene.bob).returncode == 0
+    by_report = Agent.objects.get(agent_id="bob").asked_at
+    assert by_report is not None
+    assert by_report > by_check
+    assert Agent.objects.get(agent_id="alice").asked_at is None

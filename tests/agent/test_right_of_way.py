@@ -227,7 +227,7 @@ def test_every_face_lets_the_active_agent_hold_when_the_other_is_parked(
     bob = bind_agents(make_caller("bob-agent", scopes=["team-a"], kind="agent"), "web", "bob")
     _report(scene, "alice", alice, post_json)
     _report(scene, "bob", bob, post_json)
-    told = "you hold course (alice is parked: none of its files changed for the profile's parked"
+    told = "you hold course (alice is parked: none of its files changed, nor was an edit of it"
     mine = _hook(scene, "bob", "bob 22\n")
     assert "permissionDecision" not in mine  # bob's edit goes ahead
     assert told in mine["additionalContext"]
@@ -267,7 +267,7 @@ def test_every_face_tells_the_steerer_when_the_idle_holder_yields(
     expected = time.strftime(
         "%Y-%m-%dT%H:%M:%SZ", time.gmtime(_committed_at(encounter) + PARKED_H * 3600)
     )
-    told = f"Ask again after {expected}: if alice changes nothing before then, it counts as parked"
+    told = f"Ask again after {expected}: if alice changes nothing before then, nor waits on a"
     denied = _hook(encounter, "bob", "line 22\n")["permissionDecisionReason"]
     assert told in denied
     assert "or after the time given above if it stays idle" in denied
@@ -305,3 +305,92 @@ def test_asking_again_at_the_time_given_finds_the_holder_parked(
     again = _hook(scene, "bob", "bob 22\n")
     assert "permissionDecision" not in again
     assert "you hold course (alice is parked" in again["additionalContext"]
+
+
+def _with_carol(scene: Scene) -> Scene:
+    """carol's branch, made nine days ago (before alice's), at work now on core.py line 40."""
+    carol = scene.repo.root.parent / "carol"
+    run_git(scene.repo.root, "worktree", "add", "-q", "-b", "carol", str(carol), "main",
+            env=_at(9 * 24 * 60))  # fmt: skip
+    scene.repo.worktrees["carol"] = carol
+    scene.repo.replace_lines("core.py", 40, 40, worktree="carol", tag="carol")
+    return scene
+
+
+@pytest.mark.django_db
+def test_an_agent_waiting_on_a_denial_is_not_parked(
+    parked: Scene, post_json: Any, lead: Any
+) -> None:
+    """alice's files are eight days old, but the radar has just denied her an edit: she is
+    waiting on it, not idle (docs/DECISIONS.md, "Waiting on the radar is not idleness"). carol,
+    whose branch is older than alice's and who is at work on core.py line 40, holds there;
+    after alice's denial, bob's edit of alice's line 22 is denied (alice holds) through the
+    hook, `radar check`, MCP and the server's check, and told to ask again a week after alice's
+    ask, not after her last commit."""
+    scene = _with_carol(parked)
+    assert "permissionDecision" not in _hook(scene, "bob", "bob 22\n")  # alice parked: bob holds
+    asked = time.time()
+    waits = _hook(scene, "alice", "line 40\n")
+    assert waits["permissionDecision"] == "deny"
+    assert (
+        "carol holds course; you steer: leave core.py line 40 to carol"
+        in (waits["permissionDecisionReason"])
+    )
+    denied = _hook(scene, "bob", "bob 22\n")
+    assert denied["permissionDecision"] == "deny", denied
+    reason = denied["permissionDecisionReason"]
+    assert "alice holds course; you steer: leave core.py line 22 to alice" in reason
+    when = reason.split("Ask again after ", 1)[1][:20]
+    due = time.mktime(time.strptime(when, "%Y-%m-%dT%H:%M:%SZ")) - time.timezone
+    assert asked + PARKED_H * 3600 - 1 <= due <= time.time() + PARKED_H * 3600 + 1
+    run = scene.radar("check", str(scene.bob / "core.py"), "--lines", "22", cwd=scene.bob)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "alice holds course" in run.stdout
+    assert "alice holds course" in _mcp(scene, "bob", "22")
+
+
+@pytest.mark.django_db
+def test_the_server_reads_a_wait_from_its_own_check_and_from_reports(
+    parked: Scene, post_json: Any, lead: Any
+) -> None:
+    """The server's check that tells alice to steer records her ask (``Agent.asked_at``): bob's
+    next server check, the scan and the board name alice the holder. A report carries the
+    local hook's denials (``askedAt``), never later than the report itself; a bad one is a
+    422 naming the field and changes nothing."""
+    scene = _with_carol(parked)
+    repo = make_repository("web", scope="team-a", path=str(scene.repo.root))
+    callers = {
+        who: bind_agents(make_caller(f"{who}-agent", scopes=["team-a"], kind="agent"), "web", who)
+        for who in ("alice", "bob", "carol")
+    }
+    for who, caller in callers.items():
+        _report(scene, who, caller, post_json)
+    [before] = _server_check(post_json, callers["bob"], "bob", 22).findings
+    assert (before.hold, before.parked) == ("bob", ("alice",))
+    [told] = _server_check(post_json, callers["alice"], "alice", 40).findings
+    assert (told.hold, told.steer) == ("carol", "alice")
+    asked = Agent.objects.get(agent_id="alice").asked_at
+    assert asked is not None
+    assert abs(time.time() - asked.timestamp()) < 60
+    [after] = _server_check(post_json, callers["bob"], "bob", 22).findings
+    assert (after.hold, after.steer, after.parked) == ("alice", "bob", ())
+    due = time.mktime(time.strptime(after.holder_yields_at or "", "%Y-%m-%dT%H:%M:%SZ"))
+    assert abs(due - time.timezone - (asked.timestamp() + PARKED_H * 3600)) <= 1
+    scan_run(repository_id=repo.pk, now=timezone.now())
+    holds = {a.steer.agent_id: a.hold.agent_id for a in ProximityAdvisory.objects.all()
+             if a.hold and a.steer}  # fmt: skip
+    assert holds.get("bob") == "alice"
+    cards = board_cards(lead.principal, repository="web")["resolution"][1]
+    assert ("alice", "bob") in {(c.hold, c.steer) for c in cards}
+    # a report: the later of the stored and the sent; a future or bad time is a 422 naming
+    # the field and changes nothing
+    _report(scene, "alice", callers["alice"], post_json, askedAt="2026-01-01T00:00:00Z")
+    assert Agent.objects.get(agent_id="alice").asked_at == asked
+    for wrong in ("2999-01-01T00:00:00Z", "yesterday"):
+        body = {"repository": "web", "agentId": "alice", "files": [], "askedAt": wrong}
+        answer = post_json("/api/working-sets", body, callers["alice"])
+        assert (answer.status_code, answer.json()["field"]) == (422, "askedAt"), wrong
+    assert Agent.objects.get(agent_id="alice").asked_at == asked
+    later = timezone.now()
+    _report(scene, "alice", callers["alice"], post_json, askedAt=later.isoformat())
+    assert Agent.objects.get(agent_id="alice").asked_at == later

@@ -21,6 +21,7 @@ from proximity.selectors.advisories import repository_get
 from proximity.selectors.airspace import current_snapshots
 from proximity.selectors.edit_checks import edit_check
 from proximity.services.acknowledgements import edit_acknowledge
+from proximity.services.agent_asks import agent_asked
 
 router = Router(tags=["agents"], auth=TokenAuth())
 
@@ -34,13 +35,16 @@ router = Router(tags=["agents"], auth=TokenAuth())
 )
 def check_edit(request: HttpRequest, body: EditCheckIn) -> EditCheckOut:
     files = [f.model_dump(by_alias=True, exclude_none=True, mode="json") for f in body.files]
+    now = timezone.now()
     result = edit_check(
         principal=principal_of(request),
         repository=body.repository,
         agent_id=body.agent_id,
         files=files,
-        now=timezone.now(),
+        now=now,
     )
+    agent_asked(principal=principal_of(request), repository=body.repository, result=result,
+                now=now)  # fmt: skip
     out = result.to_json()
     out["findings"] = [f.to_json() for f in result.findings]
     return EditCheckOut.model_validate(out)

@@ -63,6 +63,7 @@ def report_working_set(request: HttpRequest, body: WorkingSetIn) -> Status[Worki
         agent_id=body.agent_id,
         label=body.label,
         started_at=body.started_at,
+        asked_at=body.asked_at,
         files=data["files"],
         intent=data.get("intent", []),
     )

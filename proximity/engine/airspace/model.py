@@ -67,6 +67,10 @@ class Agent:
     """Distinct files of the agent's whole working set, when ``files`` holds only part of it
     (a pre-edit check carries the planned lines alone): right of way reads this count, so a
     check ranks the pair as a scan of the whole working sets does (``workFiles``)."""
+    asked_at_ms: float | None = None
+    """When a pre-edit check last denied the agent an edit (``askedAt``): an agent waiting on
+    the radar is at work, not idle, so it parks only after its last ask as after its last
+    change (:func:`.rightofway.parks_at_ms`)."""
 
 
 @dataclass(frozen=True, slots=True)

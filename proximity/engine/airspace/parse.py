@@ -145,6 +145,7 @@ def _agent(entry: Any, field: str, *, lenient: bool) -> Agent:
     files = _list(entry.get("files"), f"{field}.files")
     intent = _list(entry.get("intent"), f"{field}.intent")
     work = entry.get("workFiles")
+    asked = entry.get("askedAt")
     return Agent(
         agent_id=agent_id,
         label=label if isinstance(label, str) and label else agent_id,
@@ -153,6 +154,7 @@ def _agent(entry: Any, field: str, *, lenient: bool) -> Agent:
         files=tuple(_file(f, f"{field}.files[{k}]", lenient=lenient) for k, f in enumerate(files)),
         intent=tuple(_intent(i, f"{field}.intent[{k}]") for k, i in enumerate(intent)),
         work_files=None if work is None else integer(work, f"{field}.workFiles"),
+        asked_at_ms=None if asked is None else time_field(asked, f"{field}.askedAt"),
     )
 
 

@@ -42,18 +42,23 @@ def ecc_priority_key(agent: Agent, now_ms: float) -> PriorityKey:
 
 
 def parks_at_ms(agent: Agent, parked_after_ms: float | None) -> float | None:
-    """When the agent counts as parked if it changes nothing more: its last change plus
-    ``parked_after_ms`` (``None``: it never can, see :func:`is_parked`)."""
+    """When the agent counts as parked if it changes nothing more and asks for nothing more:
+    its last change, or its last denied ask if later, plus ``parked_after_ms`` (``None``: it
+    never can, see :func:`is_parked`)."""
     if parked_after_ms is None or parked_after_ms <= 0 or not agent.files:
         return None
     touched = [f.touched_at_ms for f in agent.files]
     if any(t is None for t in touched):
         return None
-    return max(t for t in touched if t is not None) + parked_after_ms
+    last = max(t for t in touched if t is not None)
+    if agent.asked_at_ms is not None:
+        last = max(last, agent.asked_at_ms)
+    return last + parked_after_ms
 
 
 def is_parked(agent: Agent, now_ms: float, parked_after_ms: float | None) -> bool:
-    """No file of the agent changed for ``parked_after_ms``: a branch waiting on review.
+    """No file of the agent changed, and no edit of it was denied, for ``parked_after_ms``: a
+    branch waiting on review, not an agent waiting on the radar.
 
     Every file must carry its ``touchedAt`` (git's commit time or the file's mtime); an agent
     with one undated file, or none, cannot be shown to be idle and is never parked. A pre-edit

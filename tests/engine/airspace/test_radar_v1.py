@@ -310,6 +310,35 @@ def test_the_advisory_says_when_an_idle_holder_would_yield(engine: str) -> None:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_an_agent_waiting_on_a_denial_is_not_idle(engine: str) -> None:
+    """``askedAt``: an edit the radar denied is work, so the agent parks a week after its last
+    ask as after its last change (docs/DECISIONS.md, "Waiting on the radar is not idleness")."""
+    idle = _old_and_idle("2026-09-01T12:00:00Z")
+    assert _holder(idle, engine) == "b"
+    idle["agents"][0]["askedAt"] = "2026-09-10T00:00:00Z"
+    (waiting,) = radar(idle, engine)["advisories"]
+    assert (waiting["hold"], waiting.get("parked", [])) == ("a", [])
+    assert waiting["holderYieldsAt"] == "2026-09-17T00:00:00Z"
+    idle["agents"][0]["askedAt"] = "2026-09-08T12:00:00Z"  # its last ask a week ago: parked
+    assert _holder(idle, engine) == "b"
+    idle["agents"][0]["askedAt"] = "2026-08-01T00:00:00Z"  # before its last change: no effect
+    flying = _old_and_idle("2026-09-13T12:00:00Z")
+    flying["agents"][0]["askedAt"] = "2026-08-01T00:00:00Z"
+    (same,) = radar(flying, engine)["advisories"]
+    assert same["holderYieldsAt"] == "2026-09-20T12:00:00Z"
+
+
+@pytest.mark.parametrize("bad", ["yesterday", True, [1]])
+def test_asked_at_must_be_a_time(bad: Any) -> None:
+    from proximity.engine.airspace.validate import AirspaceInputError
+
+    data = _old_and_idle("2026-09-01T12:00:00Z")
+    data["agents"][0]["askedAt"] = bad
+    with pytest.raises(AirspaceInputError, match=r"agents\[0\]\.askedAt"):
+        radar(data)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_parked_after_hours_replaces_the_profile_s_threshold(engine: str) -> None:
     week_old = "2026-09-08T12:00:00Z"
     assert _holder(_old_and_idle(week_old), engine) == "b"
