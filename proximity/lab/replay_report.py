@@ -19,6 +19,7 @@ from typing import Any
 from proximity.engine.airspace.profiles import SCORER_VERSION
 from proximity.engine.replay.metrics import ReplayFigures, replay_figures
 from proximity.engine.replay.schedule import build_schedule
+from proximity.lab.replay_copies import mainline_copies
 from proximity.lab.replay_history import ReplayHistory
 from proximity.lab.replay_repo import ReplayRepo
 from proximity.lab.replay_run import (
@@ -105,6 +106,7 @@ def replay_window(
     root = Path(tempfile.mkdtemp(prefix="replay-", dir=work))
     try:
         repo = ReplayRepo.create(root / "repo", source=history.source, start=history.start)
+        copies = mainline_copies(history.source, history.start, history.mainline, history.prs)
         wanted = ["ignore", *[p for p in policies if p != "ignore"]]
         runs: dict[str, PolicyRun] = {}
         for policy in wanted:
@@ -113,6 +115,7 @@ def replay_window(
                     policy, repo=repo, start=history.start, events=events, prs=history.prs,
                     log=log, state_dir=root / f"state-{policy}", mode=mode, recency=recency,
                     bases=bases, max_wait_s=max_wait_s, build_breaks=build_breaks,
+                    copies=copies,
                 )  # fmt: skip
         baseline = runs["ignore"]
         base_outcomes = {o.pr: o for o in baseline.outcomes()}
@@ -156,7 +159,8 @@ def format_report(report: ReplayReport) -> str:
         "(the replay's text set apart) | "
         "avoided incl. resync (resync merges only) | "
         "resync conflicts (merges) | hunks delayed % | median delay h | denials | unnecessary % | "
-        "mainline denials (unnecessary; of a file the branch lacked; of a conflicted transplant) | "
+        "mainline denials (unnecessary; of a file the branch lacked; of a conflicted transplant; "
+        "of git's copy of the mainline's work) | "
         "of the agents' own edits (unnecessary) | RA per agent-hour | hunks/s |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -171,7 +175,7 @@ def format_report(report: ReplayReport) -> str:
             f"{_ci(f.share_delayed, 100, 2)} | {_ci(f.median_delay_h, 1, 2)} | {f.denials} | "
             f"{_ci(f.share_unnecessary, 100, 0)} | {f.drift_denials} "
             f"({f.unnecessary_drift_denials}; {f.absent_drift_denials}; "
-            f"{f.transplant_drift_denials}) | "
+            f"{f.transplant_drift_denials}; {f.copy_drift_denials}) | "
             f"{f.own_drift_denials} ({f.unnecessary_own_drift_denials}) | "
             f"{_ci(f.ra_per_agent_hour, 1, 3)} | "
             f"{report.hunks_per_second[name]:.1f} |"

@@ -12,7 +12,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -59,7 +59,9 @@ class _Stats:
     """(path, made) of each denial because the mainline had changed the planned lines. ``made``:
     "absent", a whole-file write of a file the worktree lacked (``ChangePlan.absent``);
     "transplant", a commit's diff merged in with a conflict, resolved as the commit's side
-    (``ChangePlan.conflicted``: text the replay wrote); "" the agent's own edit of its file."""
+    (``ChangePlan.conflicted``: text the replay wrote); "copy", a commit copying one the
+    replayed mainline already holds (:mod:`proximity.lab.replay_copies`: git's copy, no
+    edit a hook sees); "" the agent's own edit of its file."""
     tas: int = 0
     forced: int = 0
     reasks: int = 0
@@ -124,6 +126,7 @@ class PolicyRun:
                 unnecessary_drift_denials=(drift or {}).get(pr, 0),
                 absent_drift_denials=len(s.drift_paths("absent")),
                 transplant_drift_denials=len(s.drift_paths("transplant")),
+                copy_drift_denials=len(s.drift_paths("copy")),
                 own_drift_denials=len(s.drift_paths("")),
                 unnecessary_own_drift_denials=(own or {}).get(pr, 0),
                 build_break=None if s.build in {"", "unchecked"} else s.build == "break",
@@ -151,9 +154,11 @@ def _state_dir(path: Path) -> Iterator[None]:
 class _Driver:
     def __init__(self, policy: str, repo: ReplayRepo, gate: RadarGate,
                  prs: dict[int, PullRequestHistory], log: TextIO,
-                 build_breaks: bool = False) -> None:  # fmt: skip
+                 build_breaks: bool = False,
+                 copies: Mapping[str, frozenset[str]] | None = None) -> None:  # fmt: skip
         self.policy, self.repo, self.gate, self.prs, self.log = policy, repo, gate, prs, log
         self.build_breaks = build_breaks
+        self.copies = copies or {}  # commit -> mainline steps holding the work it copies
         self.check_cache: dict[str, object] = {}
         self.stats: dict[int, _Stats] = {}
         self.finals: dict[int, str] = {}
@@ -336,7 +341,7 @@ class _Driver:
             self.emit(action.at, "already_applied", agent=agent, path=change.path)
         for payload, write in self._units(agent, change, plan):
             if ask:
-                made = "absent" if plan.absent else "transplant" if plan.conflicted else ""
+                made = self._made(change, plan)
                 denied = self._ask(action, agent, change, payload, made=made)
                 if denied is not None:
                     return denied
@@ -346,6 +351,17 @@ class _Driver:
             s.forced += forced
             s.delays.append(float(action.at - change.at))
         return Applied()
+
+    def _made(self, change: Change, plan: ChangePlan) -> str:
+        """Who made the planned text: the replay (``absent``, ``transplant``), git copying a
+        commit the replayed mainline already holds (``copy``: a cherry-pick), or the agent."""
+        if plan.absent:
+            return "absent"
+        if plan.conflicted:
+            return "transplant"
+        if any(step in self.replayed for step in self.copies.get(change.commit, ())):
+            return "copy"
+        return ""
 
     def _ask(
         self, action: Action, agent: str, change: Change, payload: dict[str, Any], *, made: str
@@ -373,6 +389,7 @@ class _Driver:
             seen: dict[str, Any] = {"encounter": answer.encounter} if answer.encounter else {}
             seen.update({"absent": True} if made == "absent" else {})
             seen.update({"transplantConflict": True} if made == "transplant" else {})
+            seen.update({"mainlineCopy": True} if made == "copy" else {})
             self.emit(action.at, "deny", agent=agent, path=change.path, others=list(answer.others),
                       drift=answer.drift, told=answer.text, retry=action.retry,
                       commit=change.commit, **seen)  # fmt: skip
@@ -448,6 +465,7 @@ def run_policy(
     bases: str = "as-read",
     max_wait_s: int | None = None,
     build_breaks: bool = False,
+    copies: Mapping[str, frozenset[str]] | None = None,
 ) -> PolicyRun:
     """Replay ``events`` under ``policy`` from ``start`` in ``repo``; events go to ``log``.
 
@@ -457,7 +475,7 @@ def run_policy(
         raise ValueError(f"policy: must be one of {', '.join(POLICIES)} (got {policy!r})")
     repo.reset_main(start)
     gate = RadarGate(mode=mode, recency=recency, ack_ttl_s=ack_ttl_s, bases=bases)
-    driver = _Driver(policy, repo, gate, {p.number: p for p in prs}, log, build_breaks)
+    driver = _Driver(policy, repo, gate, {p.number: p for p in prs}, log, build_breaks, copies)
     driver.replayed[start] = (repo.main(), 0)
     began = time.monotonic()
     state_dir.mkdir(parents=True, exist_ok=True)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from proximity.lab.replay_copies import mainline_copies
 from proximity.lab.replay_history import read_window
 from proximity.lab.replay_repo import ReplayRepo
 from proximity.lab.replay_report import ReplayReport, format_report, replay_window
@@ -24,6 +25,7 @@ from tests.lab.replay_scenario import (
     T0,
     build_bases,
     build_break_history,
+    build_cherry_picks,
     build_rich,
     build_scenario,
     git,
@@ -644,3 +646,29 @@ def test_a_branch_forked_from_a_merged_branch_s_commit_starts_from_the_merge_not
     assert not [e for e in rows if e["kind"] == "apply_conflict"]
     assert report.figures["ignore"].conflicts == 0
     assert report.runs["ignore"].steps_matching_history == 2
+
+
+def test_a_mainline_denial_of_a_cherry_pick_of_the_mainline_s_commit_is_counted_apart(
+    tmp_path: Path,
+) -> None:
+    """replay_scenario.build_cherry_picks: #2's first cherry-pick of #1's commit meets the
+    mainline's later line. git copied that commit (same author, author date and patch), which no
+    pre-edit hook sees: the denial is counted apart from the agents' own edits and flagged on
+    the event; #1's and #3's commits, their own, are not."""
+    source = build_cherry_picks(tmp_path / "source")
+    history = read_window(source, max_prs=10)
+    cherry = mainline_copies(history.source, history.start, history.mainline, history.prs)
+    pr2 = next(p for p in history.prs if p.number == 2)
+    merge1 = next(p.merge for p in history.prs if p.number == 1)
+    assert cherry == {c.sha: frozenset({merge1}) for c in pr2.commits}
+    report = replay_window(history, policies=["ignore", "obey"], out=tmp_path / "o",
+                           work=tmp_path, resamples=20)  # fmt: skip
+    base, obey = report.figures["ignore"], report.figures["obey"]
+    assert (base.conflicts, base.drift_denials) == (0, 0)
+    assert (obey.drift_denials, obey.copy_drift_denials) == (1, 1)
+    assert (obey.own_drift_denials, obey.unnecessary_own_drift_denials) == (0, 0)
+    assert obey.unnecessary_drift_denials == 1  # #2's baseline merge is clean
+    [denial] = [e for e in events(tmp_path / "o", "obey") if e["kind"] == "deny"]
+    assert (denial["agent"], denial["path"], denial["drift"]) == ("pr-2", "a.py", True)
+    assert denial["mainlineCopy"] is True
+    assert "of git's copy of the mainline's work" in format_report(report)

@@ -64,8 +64,11 @@ class PullRequestOutcome:
     """Drift denials of a commit's diff the replay merged into a worktree that differed from
     the commit's parent, with a conflict it resolved as the commit's side: the planned text
     carries the commit's lines where the worktree had others, the replay's text again."""
+    copy_drift_denials: int = 0
+    """Drift denials of a commit copying one the mainline already holds (``git cherry-pick``
+    onto a release branch): git's copy, which no pre-edit hook sees."""
     own_drift_denials: int = 0
-    """Drift denials of the agent's own edit (neither of the two above): what the target on
+    """Drift denials of the agent's own edit (none of the three above): what the target on
     unnecessary mainline denials is judged on."""
     unnecessary_own_drift_denials: int = 0
     build_break: bool | None = None  # the static check of a clean merge (None: not checked)
@@ -103,6 +106,7 @@ class ReplayFigures:
     unnecessary_drift_denials: int = 0
     absent_drift_denials: int = 0
     transplant_drift_denials: int = 0
+    copy_drift_denials: int = 0
     own_drift_denials: int = 0
     unnecessary_own_drift_denials: int = 0
     merge_conflicts: int = 0
@@ -188,6 +192,7 @@ def replay_figures(
         unnecessary_drift_denials=sum(o.unnecessary_drift_denials for o in rows),
         absent_drift_denials=sum(o.absent_drift_denials for o in rows),
         transplant_drift_denials=sum(o.transplant_drift_denials for o in rows),
+        copy_drift_denials=sum(o.copy_drift_denials for o in rows),
         own_drift_denials=sum(o.own_drift_denials for o in rows),
         unnecessary_own_drift_denials=sum(o.unnecessary_own_drift_denials for o in rows),
     )
