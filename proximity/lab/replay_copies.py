@@ -45,7 +45,9 @@ def _first_step(repo: Path, commit: str, steps: Sequence[MainlineStep]) -> str |
 
 def _patch_ids(repo: Path, shas: Sequence[str]) -> dict[str, str]:
     """``git patch-id --stable`` of each commit (a commit with no diff has none)."""
-    _, shown = git(repo, ["show", "--format=commit %H", "--no-color", *shas])
+    # a merge's patch is its change to its first parent (what ``cherry-pick -m 1`` copies)
+    _, shown = git(repo, ["show", "--format=commit %H", "--no-color",
+                          "--diff-merges=first-parent", *shas])  # fmt: skip
     text = git_text(repo, ["patch-id", "--stable"], stdin=shown)
     out = {}
     for line in text.splitlines():
@@ -56,8 +58,10 @@ def _patch_ids(repo: Path, shas: Sequence[str]) -> dict[str, str]:
 
 def _twins(repo: Path, rng: str, own: dict[str, PullRequestHistory]) -> dict[str, list[str]]:
     """Per pull-request commit, the other commits of ``rng`` with its author, author date and
-    patch: what ``git cherry-pick`` makes (its copy, or its original)."""
-    log = git_text(repo, ["log", "--no-merges", "--format=%H%x09%ae%x09%at", rng])
+    patch: what ``git cherry-pick`` makes (its copy, or its original). Merges count by their
+    change to their first parent: ``git cherry-pick -m 1`` of the mainline's merge of a pull
+    request copies that (pip's ``release/21.3.1`` copies #10580's merge so)."""
+    log = git_text(repo, ["log", "--format=%H%x09%ae%x09%at", rng])
     by_author: dict[tuple[str, str], list[str]] = defaultdict(list)
     for line in log.splitlines():
         sha, email, at = line.split("\t")

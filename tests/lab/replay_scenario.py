@@ -252,9 +252,10 @@ def build_cherry_picks(root: Path) -> Path:
     #1 changes a.py line 5 twice (to "v1" at 100, to "v2" at 200) and merges at 1000. #2, a
     release branch forked from the base, cherry-picks both commits at 2000 and 2001 (git keeps
     their authors and author dates) and merges at 3000, cleanly: its file ends as the mainline's.
-    #3 changes b.py line 10 at 300 and merges at 4000. Under obey, #2's first copy (line 5 ->
-    "v1") meets the mainline's "v2": a mainline denial, of git's copy of the mainline's own
-    commit, not of an agent's edit."""
+    #3 changes b.py line 10 at 300 and merges at 4000. #4 changes b.py line 20 at 400 and
+    merges at 1500; the release branch copies that merge too (``cherry-pick -m 1``, at 2002).
+    Under obey, #2's first copy (line 5 -> "v1") meets the mainline's "v2": a mainline denial,
+    of git's copy of the mainline's own commit, not of an agent's edit."""
     root.mkdir(parents=True)
     git(root, "init", "-q", "-b", "main")
     for name in ("a.py", "b.py"):
@@ -271,17 +272,24 @@ def build_cherry_picks(root: Path) -> Path:
     git(root, "checkout", "-q", "-b", "topic3", base)
     _set_line(root, "b.py", 10, "pr3")
     git(root, "commit", "-qam", "pr3: b.py", at=300)
+    git(root, "checkout", "-q", "-b", "topic4", base)
+    _set_line(root, "b.py", 20, "pr4")
+    git(root, "commit", "-qam", "pr4: b.py", at=400)
     git(root, "checkout", "-q", "main")
     git(root, "merge", "-q", "--no-ff", "-m", "Merge pull request #1 from x/topic1", "topic1",
         at=1000)  # fmt: skip
+    git(root, "merge", "-q", "--no-ff", "-m", "Merge pull request #4 from x/topic4", "topic4",
+        at=1500)  # fmt: skip
+    firsts.append(git(root, "rev-parse", "HEAD"))
     git(root, "checkout", "-q", "-b", "release", base)
-    for sha, at in zip(firsts, (2000, 2001), strict=True):
+    for sha, at in zip(firsts, (2000, 2001, 2002), strict=True):
         env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
         env.update(GIT_COMMITTER_NAME="r", GIT_COMMITTER_EMAIL="r@x",
                    GIT_COMMITTER_DATE=f"@{T0 + at} +0000", GIT_CONFIG_GLOBAL=os.devnull,
                    GIT_CONFIG_NOSYSTEM="1")  # fmt: skip
-        subprocess.run(["git", "-C", str(root), "cherry-pick", sha], env=env, check=True,
-                       capture_output=True)  # fmt: skip
+        merge = ["-m", "1"] if at == 2002 else []
+        subprocess.run(["git", "-C", str(root), "cherry-pick", *merge, sha], env=env,
+                       check=True, capture_output=True)  # fmt: skip
     git(root, "checkout", "-q", "main")
     git(root, "merge", "-q", "--no-ff", "-m", "Merge pull request #2 from x/release", "release",
         at=3000)  # fmt: skip

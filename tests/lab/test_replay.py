@@ -654,13 +654,16 @@ def test_a_mainline_denial_of_a_cherry_pick_of_the_mainline_s_commit_is_counted_
     """replay_scenario.build_cherry_picks: #2's first cherry-pick of #1's commit meets the
     mainline's later line. git copied that commit (same author, author date and patch), which no
     pre-edit hook sees: the denial is counted apart from the agents' own edits and flagged on
-    the event; #1's and #3's commits, their own, are not."""
+    the event; #1's, #3's and #4's commits, their own, are not copies."""
     source = build_cherry_picks(tmp_path / "source")
     history = read_window(source, max_prs=10)
     cherry = mainline_copies(history.source, history.start, history.mainline, history.prs)
     pr2 = next(p for p in history.prs if p.number == 2)
-    merge1 = next(p.merge for p in history.prs if p.number == 1)
-    assert cherry == {c.sha: frozenset({merge1}) for c in pr2.commits}
+    merges = {p.number: p.merge for p in history.prs}
+    # its two copies of #1's commits, and its copy of #4's merge (``cherry-pick -m 1``)
+    assert cherry == dict(
+        zip([c.sha for c in pr2.commits], [frozenset({merges[n]}) for n in (1, 1, 4)], strict=True)
+    )
     report = replay_window(history, policies=["ignore", "obey"], out=tmp_path / "o",
                            work=tmp_path, resamples=20)  # fmt: skip
     base, obey = report.figures["ignore"], report.figures["obey"]
