@@ -256,19 +256,9 @@ def _deny_text(
 _STOPS = {"deny", "ask"}
 
 
-def _must_steer(f: Finding, me: str) -> bool:
-    """An unacknowledged Resolution Advisory stops only the agent that must steer.
-
-    The holder holds course (design 002, section 3): its edit goes ahead and it is told who was
-    asked to steer away. A Resolution naming no holder (an answer without right of way) stops
-    the edit, as before.
-    """
-    return f.resolution and not f.acknowledged and f.hold != me
-
-
 def decide(result: CheckResult, policy: Policy) -> Decision:
     """The hook's decision for a pre-edit check."""
-    blocking = tuple(f for f in result.findings if _must_steer(f, result.agent))
+    blocking = tuple(f for f in result.findings if f.must_steer(result.agent))
     rest = tuple(f for f in result.findings if f not in blocking)
     drift = tuple(d for d in result.drift if not d.acknowledged)
     drift_rest = tuple(d for d in result.drift if d.acknowledged)

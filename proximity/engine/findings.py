@@ -52,6 +52,16 @@ class Finding:
     def resolution(self) -> bool:
         return self.level == "resolution"
 
+    def must_steer(self, me: str) -> bool:
+        """An unacknowledged Resolution Advisory stops only the agent that must steer.
+
+        The holder holds course (design 002, section 3): its edit goes ahead and it is told who
+        was asked to steer away. A Resolution naming no holder (an answer without right of way)
+        stops the edit, as before. The hook's denial and the server's record of a wait
+        (``services/agent_asks.py``) read this one rule.
+        """
+        return self.resolution and not self.acknowledged and self.hold != me
+
     def to_json(self) -> dict[str, Any]:
         """The API's camelCase shape (``POST /api/check`` answers a list of these)."""
         return {

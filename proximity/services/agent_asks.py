@@ -23,10 +23,7 @@ def agent_asked(
     """Record ``now`` as the asker's last denied edit when the check tells it to steer (an
     unacknowledged Resolution it does not hold); only for an agent bound to the caller, so no
     token can keep another's agent from parking. True when recorded."""
-    steers = any(
-        f.resolution and not f.acknowledged and f.hold != result.agent for f in result.findings
-    )
-    if not steers:
+    if not any(f.must_steer(result.agent) for f in result.findings):
         return False
     agent = Agent.objects.filter(
         repository__name=repository, agent_id=result.agent, principal=principal
