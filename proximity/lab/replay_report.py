@@ -121,11 +121,13 @@ def replay_window(
         base_outcomes = {o.pr: o for o in baseline.outcomes()}
         figures, speed = {}, {}
         for policy, run in runs.items():
-            unnecessary = label_denials(repo, baseline, run) if policy != "ignore" else {}
+            unnecessary, knock_on = (
+                label_denials(repo, baseline, run) if policy != "ignore" else ({}, {})
+            )
             drift = label_drift_denials(baseline, run) if policy != "ignore" else {}
             own = label_drift_denials(baseline, run, own=True) if policy != "ignore" else {}
             figures[policy] = replay_figures(
-                run.outcomes(unnecessary, drift, own), policy=policy,
+                run.outcomes(unnecessary, drift, own, knock_on), policy=policy,
                 baseline=base_outcomes if policy != "ignore" else None,
                 resamples=resamples, seed=seed,
             )  # fmt: skip
@@ -158,7 +160,8 @@ def format_report(report: ReplayReport) -> str:
         "| policy | conflicts /100 merges [n; at a pull; the replay's text] | avoided "
         "(the replay's text set apart) | "
         "avoided incl. resync (resync merges only) | "
-        "resync conflicts (merges) | hunks delayed % | median delay h | denials | unnecessary % | "
+        "resync conflicts (merges) | hunks delayed % | median delay h | denials [knock-on] | "
+        "unnecessary % (knock-on set apart) | "
         "mainline denials (unnecessary; of a file the branch lacked; of a conflicted transplant; "
         "of git's copy of the mainline's work) | "
         "of the agents' own edits (unnecessary) | RA per agent-hour | hunks/s |",
@@ -172,7 +175,8 @@ def format_report(report: ReplayReport) -> str:
             f"{_ci(f.avoided_with_resync, 100, 0)} "
             f"({_ci(f.avoided_with_resync_merges, 100, 0)}) | "
             f"{f.resync_conflicts} ({f.resync_merge_conflicts}) | "
-            f"{_ci(f.share_delayed, 100, 2)} | {_ci(f.median_delay_h, 1, 2)} | {f.denials} | "
+            f"{_ci(f.share_delayed, 100, 2)} | {_ci(f.median_delay_h, 1, 2)} | {f.denials} "
+            f"[{f.knock_on_denials}] | "
             f"{_ci(f.share_unnecessary, 100, 0)} | {f.drift_denials} "
             f"({f.unnecessary_drift_denials}; {f.absent_drift_denials}; "
             f"{f.transplant_drift_denials}; {f.copy_drift_denials}) | "

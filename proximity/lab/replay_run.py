@@ -54,7 +54,8 @@ class _Stats:
     due: int = 0
     hunks: int = 0
     delays: list[float] = field(default_factory=list)
-    denials: list[tuple[str, ...]] = field(default_factory=list)
+    denials: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
+    """(replay time, the agents named) of each denial naming agents."""
     drift_denials: list[tuple[str, str]] = field(default_factory=list)
     """(path, made) of each denial because the mainline had changed the planned lines. ``made``:
     "absent", a whole-file write of a file the worktree lacked (``ChangePlan.absent``);
@@ -106,6 +107,7 @@ class PolicyRun:
         unnecessary: dict[int, int] | None = None,
         drift: dict[int, int] | None = None,
         own: dict[int, int] | None = None,
+        knock_on: dict[int, int] | None = None,
     ) -> list[PullRequestOutcome]:
         out = []
         for pr, s in sorted(self.stats.items()):
@@ -118,7 +120,8 @@ class PolicyRun:
                 resync_merge_conflicted=s.merge_resync_conflicted,
                 hunks=s.hunks, delayed_hunks=len(delayed),
                 delays_s=tuple(delayed), denials=len(s.denials),
-                unnecessary_denials=(unnecessary or {}).get(pr, 0), traffic_advisories=s.tas,
+                unnecessary_denials=(unnecessary or {}).get(pr, 0),
+                knock_on_denials=(knock_on or {}).get(pr, 0), traffic_advisories=s.tas,
                 forced_hunks=s.forced, reasks=s.reasks, reasks_allowed=s.reasks_allowed,
                 agent_hours=max(0, s.merged - s.started) / 3600.0,
                 merge_postponed_s=float(max(0, s.merged - s.due)),
@@ -383,7 +386,7 @@ class _Driver:
                 return None
             s = self.stats[self._pr(action)]
             if answer.others:
-                s.denials.append(answer.others)
+                s.denials.append((action.at, tuple(answer.others)))
             if answer.drift:
                 s.drift_denials.append((change.path, made))
             seen: dict[str, Any] = {"encounter": answer.encounter} if answer.encounter else {}
@@ -488,10 +491,19 @@ def run_policy(
                      c["hook_errors"])  # fmt: skip
 
 
-def label_denials(repo: ReplayRepo, baseline: PolicyRun, run: PolicyRun) -> dict[int, int]:
-    """Unnecessary denials per PR: every agent named merged cleanly with it in the baseline.
+def label_denials(
+    repo: ReplayRepo, baseline: PolicyRun, run: PolicyRun
+) -> tuple[dict[int, int], dict[int, int]]:
+    """Unnecessary and knock-on denials per PR.
 
-    Clean: the two final baseline states merge without a conflict in a path both changed, and
+    Knock-on: every agent named had already merged, in the baseline, by the moment of the
+    denial; only the policy's own earlier waits kept it open. The hook's merge said the edit
+    would conflict with it, and it had yet to merge, so in the world the policy made the denial
+    averted a conflict; the baseline, where the two never overlapped, cannot judge it. Its
+    cost is the wait, counted in the delays (docs/DECISIONS.md, "A knock-on denial").
+
+    Unnecessary, of the others: every agent named merged cleanly with it in the baseline. Clean:
+    the two final baseline states merge without a conflict in a path both changed, and
     neither's own pull of the mainline conflicted on such a path (where history's branch met
     the collision, its final state already holds the resolution).
     """
@@ -507,14 +519,21 @@ def label_denials(repo: ReplayRepo, baseline: PolicyRun, run: PolicyRun) -> dict
             cache[key] = not ((set(repo.dry_run(x, y)) | pulled) & shared)
         return cache[key]
 
-    out: dict[int, int] = {}
+    def merged_by(pr: int, at: int) -> bool:
+        s = stats.get(pr)
+        return s is not None and 0 < s.merged <= at
+
+    unnecessary: dict[int, int] = {}
+    knock_on: dict[int, int] = {}
     for pr, s in run.stats.items():
-        for others in s.denials:
+        for at, others in s.denials:
             ids = [int(o.removeprefix("pr-")) for o in others]
-            if ids and all(clean(pr, o) for o in ids):
-                out[pr] = out.get(pr, 0) + 1
+            if ids and all(merged_by(o, at) for o in ids):
+                knock_on[pr] = knock_on.get(pr, 0) + 1
+            elif ids and all(clean(pr, o) for o in ids):
+                unnecessary[pr] = unnecessary.get(pr, 0) + 1
     run.pairs_clean = {f"pr-{a}/pr-{b}": ok for (a, b), ok in sorted(cache.items())}
-    return out
+    return unnecessary, knock_on
 
 
 def label_drift_denials(

@@ -296,3 +296,58 @@ def build_cherry_picks(root: Path) -> Path:
     git(root, "merge", "-q", "--no-ff", "-m", "Merge pull request #3 from x/topic3", "topic3",
         at=4000)  # fmt: skip
     return root
+
+
+def new_source(root: Path, names: tuple[str, ...] = ("a.py", "b.py")) -> str:
+    """A fresh repository at ``root`` whose base commit (time 0) holds ``names``, each 30
+    numbered lines; returns the base commit."""
+    root.mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    for name in names:
+        (root / name).write_text(numbered())
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base", at=0)
+    return git(root, "rev-parse", "HEAD")
+
+
+def commit_line(root: Path, path: str, line: int, text: str, at: int) -> None:
+    """Set one line of ``path`` on the checked-out branch and commit it at ``at``."""
+    _set_line(root, path, line, text)
+    git(root, "commit", "-qam", f"{text}: {path} line {line}", at=at)
+
+
+def merge_pr(root: Path, pr: int, branch: str, at: int, wins: tuple[str, int, str]) -> None:
+    """Merge ``branch`` into main as pull request ``pr``; on a conflict, history's resolution
+    sets ``wins`` (path, line, text)."""
+    git(root, "checkout", "-q", "main")
+    message = f"Merge pull request #{pr} from x/{branch}"
+    try:
+        git(root, "merge", "-q", "--no-ff", "-m", message, branch, at=at)
+    except AssertionError:
+        _set_line(root, *wins)
+        git(root, "add", wins[0])
+        git(root, "commit", "-q", "--no-edit", at=at)
+
+
+def build_knock_on(root: Path) -> Path:
+    """A wait that keeps a branch open past its historical merge, where a later branch meets it.
+
+    #1 changes a.py line 5 at 100 and merges at 3000. #2 changes b.py line 10 at 200 and a.py
+    line 5 at 300, and merges at 1000. #3 forks from the mainline after #2's merge, changes b.py
+    line 10 again (over #2's line) at 1500 and merges at 2000. Baseline: only #1 conflicts (a.py,
+    against #2). Obey: #2's a.py edit is denied (#1, the earlier start, holds), so #2 waits until
+    3000; #3, starting at 1500 where the mainline lacks #2, is denied on b.py naming #2, an agent
+    history had merged 500 s earlier: a knock-on denial. The baseline pair #2/#3 merges cleanly
+    (#3 forked after #2), so the baseline alone would call it unnecessary."""
+    base = new_source(root)
+    git(root, "checkout", "-q", "-b", "topic1", base)
+    commit_line(root, "a.py", 5, "pr1", at=100)
+    git(root, "checkout", "-q", "-b", "topic2", base)
+    commit_line(root, "b.py", 10, "pr2", at=200)
+    commit_line(root, "a.py", 5, "pr2", at=300)
+    merge_pr(root, 2, "topic2", 1000, ("b.py", 10, "pr2"))
+    git(root, "checkout", "-q", "-b", "topic3")
+    commit_line(root, "b.py", 10, "pr3", at=1500)
+    merge_pr(root, 3, "topic3", 2000, ("b.py", 10, "pr3"))
+    merge_pr(root, 1, "topic1", 3000, ("a.py", 5, "pr1"))
+    return root

@@ -26,6 +26,7 @@ from tests.lab.replay_scenario import (
     build_bases,
     build_break_history,
     build_cherry_picks,
+    build_knock_on,
     build_rich,
     build_scenario,
     git,
@@ -675,3 +676,28 @@ def test_a_mainline_denial_of_a_cherry_pick_of_the_mainline_s_commit_is_counted_
     assert (denial["agent"], denial["path"], denial["drift"]) == ("pr-2", "a.py", True)
     assert denial["mainlineCopy"] is True
     assert "of git's copy of the mainline's work" in format_report(report)
+
+
+def test_a_denial_naming_an_agent_only_the_policy_s_wait_kept_open_is_a_knock_on(
+    tmp_path: Path,
+) -> None:
+    """replay_scenario.build_knock_on: #3 is denied naming #2, which history had merged before
+    #3 started; under obey #2 waits on #1 past its merge time. The baseline pair merges cleanly,
+    so the baseline's label would call the denial unnecessary; it is counted apart instead."""
+    repo = build_knock_on(tmp_path / "source")
+    assert git(repo, "merge-tree", "--write-tree", "topic2", "topic3")  # the pair is clean
+    report = replay_window(read_window(repo, max_prs=10), policies=["obey"], out=tmp_path / "o",
+                           work=tmp_path, resamples=20)  # fmt: skip
+    base, obey = report.figures["ignore"], report.figures["obey"]
+    rows = events(tmp_path / "o", "obey")
+    denied = [(e["agent"], e["others"], e["path"], e["t"] - T0) for e in rows
+              if e["kind"] == "deny"]  # fmt: skip
+    assert denied == [("pr-2", ["pr-1"], "a.py", 300), ("pr-3", ["pr-2"], "b.py", 1500)]
+    merged = {e["agent"]: e["t"] - T0 for e in events(tmp_path / "o", "ignore")
+              if e["kind"] == "merge"}  # fmt: skip
+    assert merged["pr-2"] == 1000 < 1500
+    assert (base.conflicts, obey.conflicts) == (1, 0)
+    assert (obey.denials, obey.knock_on_denials, obey.unnecessary_denials) == (2, 1, 0)
+    assert obey.share_unnecessary.estimate == 0.0  # of the one denial the baseline can judge
+    assert report.runs["obey"].pairs_clean == {"pr-1/pr-2": False}
+    assert "| 2 [1] |" in format_report(report)

@@ -46,6 +46,10 @@ class PullRequestOutcome:
     delays_s: tuple[float, ...] = ()
     denials: int = 0
     unnecessary_denials: int = 0
+    knock_on_denials: int = 0
+    """Denials naming only agents that, in the baseline, had merged by then: the policy's own
+    waits kept them open (``label_denials`` in :mod:`proximity.lab.replay_run`). Neither
+    necessary nor unnecessary by the baseline's judgement, which never saw the two overlap."""
     traffic_advisories: int = 0
     forced_hunks: int = 0
     reasks: int = 0
@@ -89,12 +93,14 @@ class ReplayFigures:
     denials: int
     unnecessary_denials: int
     share_unnecessary: BootstrapInterval
+    """Of the denials the baseline can judge (knock-on ones set apart)."""
     ra_per_agent_hour: BootstrapInterval
     ta_per_agent_hour: float
     resync_conflicts: int
     forced_hunks: int
     reasks: int = 0
     reasks_allowed: int = 0
+    knock_on_denials: int = 0
     avoided: BootstrapInterval | None = None
     avoided_with_resync: BootstrapInterval | None = None
     avoided_with_resync_merges: BootstrapInterval | None = None
@@ -152,6 +158,7 @@ def replay_figures(
     delayed = np.array([o.delayed_hunks for o in rows], dtype=float)
     denials = np.array([o.denials for o in rows], dtype=float)
     unnecessary = np.array([o.unnecessary_denials for o in rows], dtype=float)
+    judged = denials - np.array([o.knock_on_denials for o in rows], dtype=float)
     hours = np.array([o.agent_hours for o in rows], dtype=float)
     delays = [np.asarray(o.delays_s, dtype=float) / 3600.0 for o in rows]
 
@@ -180,7 +187,8 @@ def replay_figures(
         p90_delay_h=float(np.quantile(all_delays, 0.9)) if all_delays.size else float("nan"),
         denials=int(denials.sum()),
         unnecessary_denials=int(unnecessary.sum()),
-        share_unnecessary=ci(lambda i: _ratio(unnecessary[i], denials[i])),
+        share_unnecessary=ci(lambda i: _ratio(unnecessary[i], judged[i])),
+        knock_on_denials=sum(o.knock_on_denials for o in rows),
         ra_per_agent_hour=ci(lambda i: _ratio(denials[i], hours[i])),
         ta_per_agent_hour=_ratio(np.array([o.traffic_advisories for o in rows], float), hours),
         resync_conflicts=sum(o.resync_conflicted for o in rows),

@@ -79,3 +79,18 @@ def test_resync_merges_are_counted_apart_from_re_applications() -> None:
     assert f.avoided_with_resync_merges is not None
     assert math.isclose(f.avoided_with_resync_merges.estimate, 2 / 3)
     assert (f.resync_conflicts, f.resync_merge_conflicts) == (2, 1)
+
+
+def test_knock_on_denials_are_set_apart_from_the_share_the_baseline_judges() -> None:
+    """Of 4 denials, 2 are knock-on (their agents had merged by then in the baseline): the
+    unnecessary share is of the other 2; with every denial knock-on it is undefined."""
+    rows = [
+        _o(1, False, denials=3, knock_on_denials=2, unnecessary_denials=1),
+        _o(2, False, denials=1),
+    ]
+    f = replay_figures(rows, policy="obey", resamples=50)
+    assert (f.denials, f.knock_on_denials, f.unnecessary_denials) == (4, 2, 1)
+    assert f.share_unnecessary.estimate == 0.5
+    only = replay_figures([_o(1, False, denials=2, knock_on_denials=2)], policy="obey",
+                          resamples=20)  # fmt: skip
+    assert math.isnan(only.share_unnecessary.estimate)
