@@ -5,6 +5,13 @@ mainline with its times, the pull requests merged with a merge commit ("Merge pu
 and for each its own first-parent commits with author and committer times and, per commit, the
 files it changed with git's -U0 hunk counts. Squash-merged and directly pushed commits stay
 mainline pushes: history kept no branch for them, so they cannot be agents.
+
+With ``closed``, the pull requests GitHub closed without merging join as agents that never
+merge: a repository's ``refs/pull/N/head`` (a mirror keeps them) whose number no mainline
+subject names ("Merge pull request #N", or a squash's "(#N)"), not on the mainline, with
+commits inside the window. A window of merged pull requests alone never shows a branch that is
+abandoned, the case the parked rule exists for (docs/DECISIONS.md, "Closed pull requests in
+the replay").
 """
 
 from __future__ import annotations
@@ -28,6 +35,8 @@ from proximity.sources.git._run import git, git_text
 __all__ = ["ReplayHistory", "read_window"]
 
 _PR = re.compile(r"^Merge pull request #(\d+)")
+_SQUASHED = re.compile(r"\(#(\d+)\)\s*$")
+_PULL_HEAD = re.compile(r"^refs/pull/(\d+)/head$")
 _HUNK = re.compile(rb"^@@ ", re.MULTILINE)
 
 
@@ -128,6 +137,34 @@ def _pull_request(
     return PullRequestHistory(number, merge, at, p1, p2, tuple(commits), pulls=tuple(pulls))
 
 
+def _closed_pull_requests(
+    repo: Path, rows: list[Row], start_index: int, last_index: int, clock_start: int
+) -> list[PullRequestHistory]:
+    """Pull requests closed without merging whose own commits fall in the window.
+
+    Their branch is read as a merged one's is, against the last replayed mainline commit; the
+    commits after the window's end are dropped. They never merge (``closed``): git does not
+    record when GitHub closed them, so they stay open to the window's end.
+    """
+    named = {int(m.group(1)) for _, _, _, subject in rows
+             if (m := _PR.match(subject) or _SQUASHED.search(subject))}  # fmt: skip
+    heads = git_text(repo, ["for-each-ref", "--format=%(refname) %(objectname)", "refs/pull"])
+    tip, end = rows[last_index][0], rows[last_index][2]
+    found = []
+    for line in heads.splitlines():
+        ref, sha = line.split()
+        m = _PULL_HEAD.match(ref)
+        if m is None or int(m.group(1)) in named or _on_mainline(repo, sha, tip):
+            continue
+        pr = _pull_request(repo, int(m.group(1)), "", [tip, sha], end)
+        commits = tuple(c for c in pr.commits if c.committer_at <= end)
+        if not any(c.committer_at >= clock_start for c in commits):
+            continue
+        pulls = tuple(p for p in pr.pulls if p.committer_at <= end)
+        found.append(replace(pr, commits=commits, closed=True, pulls=pulls))
+    return found
+
+
 def _on_mainline(repo: Path, commit: str, mainline_parent: str) -> bool:
     code, _ = git(repo, ["merge-base", "--is-ancestor", commit, mainline_parent], ok_codes=(0, 1))
     return code == 0
@@ -173,6 +210,7 @@ def read_window(
     lookback_days: float = 30.0,
     order: str = "committer",
     workers: int = 2,
+    closed: bool = False,
 ) -> ReplayHistory:
     """The first ``max_prs`` pull requests merged in ``[since, until]`` and the mainline around.
 
@@ -180,6 +218,7 @@ def read_window(
     earlier than ``lookback_days`` before the first of their merges; its start commit is the
     last mainline commit at or before that moment. Every mainline commit after it, up to the
     last replayed merge, is a step: replayed merges, and everything else pushed as it was.
+    ``closed``: the pull requests closed without merging join (module docstring).
     """
     repo = Path(source)
     rows = _first_parent(repo, ref)
@@ -208,9 +247,11 @@ def read_window(
     start_index = first_index - 1
     while start_index > 0 and rows[start_index][2] > clock_start:
         start_index -= 1
+    last_index = index[chosen[-1][1]]
+    if closed:
+        found = [*found, *_closed_pull_requests(repo, rows, start_index, last_index, clock_start)]
     prs = [replace(pr, fork_point=_fork_point(repo, pr, rows, index, start_index)) for pr in found]
     by_merge = {c[1]: c[0] for c in chosen}
-    last_index = index[chosen[-1][1]]
     steps = tuple(
         MainlineStep(sha, parents[0], ct, by_merge.get(sha))
         for sha, parents, ct, _ in rows[start_index + 1 : last_index + 1]

@@ -49,7 +49,8 @@ class ReplayReport:
         h = self.history
         return {
             "source": h.source, "ref": h.ref, "head": h.head, "start": h.start,
-            "clockStart": h.clock_start, "prs": [p.number for p in h.prs],
+            "clockStart": h.clock_start, "prs": [p.number for p in h.prs if not p.closed],
+            "closedPrs": [p.number for p in h.prs if p.closed],
             "mainlineSteps": len(h.mainline), "order": self.order, "recency": self.recency,
             "mode": self.mode, "bases": self.bases, "maxWaitS": self.max_wait_s,
             "branchMerges": "replay" if self.pulls else "skip",
@@ -151,7 +152,13 @@ def _ci(x: Any, scale: float = 1.0, digits: int = 1) -> str:
 def format_report(report: ReplayReport) -> str:
     h = report.history
     lines = [
-        f"replay of {h.source} ({len(h.prs)} pull requests, {len(h.mainline)} mainline steps, "
+        f"replay of {h.source} ({sum(not p.closed for p in h.prs)} pull requests"
+        + (
+            f" and {sum(p.closed for p in h.prs)} closed without merging"
+            if any(p.closed for p in h.prs)
+            else ""
+        )
+        + f", {len(h.mainline)} mainline steps, "
         f"order by {report.order} time, recency {report.recency}, radar via {report.mode}, "
         f"bases {report.bases}"
         + (f", obey waits at most {report.max_wait_s / 3600:g} h" if report.max_wait_s else "")

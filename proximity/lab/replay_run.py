@@ -80,6 +80,9 @@ class _Stats:
     """Paths on which bringing the mainline in where history's branch did (a pull) conflicted:
     the collision met before the merge, as history met it."""
     base_index: int = 0
+    closed: bool = False
+    """Closed without merging (``PullRequestHistory.closed``): never merged, never judged for
+    conflicts, and any pair it is in merges cleanly."""
     build: str = ""  # "" not checked, "break", "clean", "unchecked" (a limit; never clean)
 
     def drift_paths(self, made: str | None = None) -> list[str]:
@@ -113,7 +116,8 @@ class PolicyRun:
         for pr, s in sorted(self.stats.items()):
             delayed = [d for d in s.delays if d > 0]
             out.append(PullRequestOutcome(
-                pr=pr, conflicted=bool(s.conflicts), conflicted_paths=len(s.conflicts),
+                pr=pr, closed=s.closed, conflicted=bool(s.conflicts),
+                conflicted_paths=len(s.conflicts),
                 pull_conflicted=bool(s.pull_conflicts),
                 replay_made=bool((set(s.conflicts) | s.pull_conflicts) & s.transplants),
                 resync_conflicted=s.resync_conflicted,
@@ -233,6 +237,14 @@ class _Driver:
             s.build = {"done": "break" if build.get("problems") else "clean"}.get(
                 build["status"], "unchecked"
             )
+
+    def _do_close(self, action: Action) -> None:
+        """Closed without merging: the agent leaves the radar and its worktree goes."""
+        agent = f"pr-{self._pr(action)}"
+        self.stats[self._pr(action)].closed = True
+        self.repo.remove_agent(agent)
+        self.gate.leave(agent)
+        self.emit(action.at, "close", agent=agent)
 
     def _build_check(self, tip: str, work: str) -> dict[str, Any] | None:
         """The static build check of the agent's work merged into ``tip`` (merge-only problems)."""
@@ -512,6 +524,8 @@ def label_denials(
 
     def clean(a: int, b: int) -> bool:
         key = (min(a, b), max(a, b))
+        if any(stats[pr].closed for pr in key if pr in stats):
+            return True  # a closed pull request never merges: nothing of it can conflict
         if key not in cache:
             x, y = finals[key[0]], finals[key[1]]
             shared = repo.own_paths(x) & repo.own_paths(y)

@@ -351,3 +351,34 @@ def build_knock_on(root: Path) -> Path:
     merge_pr(root, 3, "topic3", 2000, ("b.py", 10, "pr3"))
     merge_pr(root, 1, "topic1", 3000, ("a.py", 5, "pr1"))
     return root
+
+
+def build_closed(root: Path) -> Path:
+    """A pull request closed without merging holds lines a merged one wants.
+
+    #9 changes a.py line 5 at 200 and is closed without merging (``refs/pull/9/head``, as a
+    GitHub mirror keeps it). #1 changes the same line at 250 and merges at two days; #2 changes
+    b.py at 100 and merges at twenty. #7's head is a squash-merged pull request (the mainline
+    commit "Fix (#7)" names it), so it is no closed one. Read with ``closed``, #9 is an agent
+    that never merges and closes at the window's end (twenty days); under obey #1 is denied
+    naming it (the earlier start holds), asks again when #9 parks (168 h after 200 s) and merges
+    then: one denial, unnecessary, one hunk delayed."""
+    base = new_source(root)
+    git(root, "checkout", "-q", "-b", "topic9", base)
+    commit_line(root, "a.py", 5, "pr9", at=200)
+    git(root, "update-ref", "refs/pull/9/head", "HEAD")
+    git(root, "checkout", "-q", "-b", "topic7", base)
+    commit_line(root, "b.py", 20, "pr7", at=150)
+    git(root, "update-ref", "refs/pull/7/head", "HEAD")
+    git(root, "checkout", "-q", "-b", "topic1", base)
+    commit_line(root, "a.py", 5, "pr1", at=250)
+    git(root, "update-ref", "refs/pull/1/head", "HEAD")
+    git(root, "checkout", "-q", "-b", "topic2", base)
+    commit_line(root, "b.py", 10, "pr2", at=100)
+    merge_pr(root, 1, "topic1", 2 * DAY, ("a.py", 5, "pr1"))
+    _set_line(root, "b.py", 20, "pr7")
+    git(root, "commit", "-qam", "Fix (#7)", at=3 * DAY)
+    merge_pr(root, 2, "topic2", 20 * DAY, ("b.py", 10, "pr2"))
+    for branch in ("topic1", "topic2", "topic7", "topic9"):
+        git(root, "branch", "-q", "-D", branch)
+    return root

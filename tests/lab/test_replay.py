@@ -26,6 +26,7 @@ from tests.lab.replay_scenario import (
     build_bases,
     build_break_history,
     build_cherry_picks,
+    build_closed,
     build_knock_on,
     build_rich,
     build_scenario,
@@ -701,3 +702,31 @@ def test_a_denial_naming_an_agent_only_the_policy_s_wait_kept_open_is_a_knock_on
     assert obey.share_unnecessary.estimate == 0.0  # of the one denial the baseline can judge
     assert report.runs["obey"].pairs_clean == {"pr-1/pr-2": False}
     assert "| 2 [1] |" in format_report(report)
+
+
+def test_a_pull_request_closed_without_merging_is_an_agent_that_never_merges(
+    tmp_path: Path,
+) -> None:
+    """replay_scenario.build_closed: by default the window holds merged pull requests only; with
+    ``closed`` the closed #9 joins, holds a.py line 5 against #1 until it parks, never merges,
+    and every denial naming it is unnecessary. The squash-merged #7 stays a mainline push."""
+    repo = build_closed(tmp_path / "source")
+    assert [p.number for p in read_window(repo, max_prs=10).prs] == [1, 2]
+    history = read_window(repo, max_prs=10, closed=True)
+    assert [(p.number, p.closed) for p in history.prs] == [(1, False), (2, False), (9, True)]
+    report = replay_window(history, policies=["obey"], out=tmp_path / "o", work=tmp_path,
+                           resamples=20)  # fmt: skip
+    base, obey = report.figures["ignore"], report.figures["obey"]
+    assert (base.merges, base.conflicts, base.denials) == (2, 0, 0)
+    assert (obey.merges, obey.conflicts, obey.denials, obey.unnecessary_denials) == (2, 0, 1, 1)
+    assert (obey.knock_on_denials, obey.delayed_hunks) == (0, 1)
+    rows = events(tmp_path / "o", "obey")
+    assert [(e["agent"], e["others"]) for e in rows if e["kind"] == "deny"] == [("pr-1", ["pr-9"])]
+    parks = 200 + 168 * 3600
+    assert [(e["agent"], e["t"] - T0) for e in rows if e["kind"] == "reask"] == [("pr-1", parks)]
+    done = {e["agent"]: (e["kind"], e["t"] - T0) for e in rows if e["kind"] in {"merge", "close"}}
+    assert done == {"pr-1": ("merge", parks), "pr-2": ("merge", 20 * DAY),
+                    "pr-9": ("close", 20 * DAY)}  # fmt: skip
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert (summary["prs"], summary["closedPrs"]) == ([1, 2], [9])
+    assert "(2 pull requests and 1 closed without merging," in format_report(report)

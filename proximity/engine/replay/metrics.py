@@ -24,6 +24,9 @@ class PullRequestOutcome:
 
     pr: int
     conflicted: bool  # git's merge into the replay mainline reported a conflicted path
+    closed: bool = False
+    """Closed without merging: no merge, so no conflict to count; its hunks, delays and denials
+    count as any agent's."""
     conflicted_paths: int = 0
     pull_conflicted: bool = False
     """Bringing the mainline in where history's branch did (its own merge of the mainline)
@@ -154,6 +157,7 @@ def replay_figures(
     rows = sorted(outcomes, key=lambda o: o.pr)
     keys = np.array([o.pr for o in rows])
     conflicted = np.array([o.conflicted or o.pull_conflicted for o in rows], dtype=float)
+    merged = np.array([not o.closed for o in rows], dtype=float)
     hunks = np.array([o.hunks for o in rows], dtype=float)
     delayed = np.array([o.delayed_hunks for o in rows], dtype=float)
     denials = np.array([o.denials for o in rows], dtype=float)
@@ -172,14 +176,14 @@ def replay_figures(
     all_delays = np.concatenate(delays) if delays else np.zeros(0)
     figures = ReplayFigures(
         policy=policy,
-        merges=len(rows),
+        merges=int(merged.sum()),
         conflicts=int(conflicted.sum()),
         merge_conflicts=sum(o.conflicted for o in rows),
         pull_conflicts=sum(o.pull_conflicted for o in rows),
         replay_made_conflicts=sum(
             (o.conflicted or o.pull_conflicted) and o.replay_made for o in rows
         ),
-        conflicts_per_100=ci(lambda i: 100.0 * float(conflicted[i].mean()) if i.size else np.nan),
+        conflicts_per_100=ci(lambda i: 100.0 * _ratio(conflicted[i], merged[i])),
         hunks=int(hunks.sum()),
         delayed_hunks=int(delayed.sum()),
         share_delayed=ci(lambda i: _ratio(delayed[i], hunks[i])),

@@ -7,7 +7,8 @@ denied, so nothing is deferred and the agents do exactly what history did.
 
 *obey*: a denied change (one file of one commit) waits, with every later change of the same
 file of that agent behind it, until every agent named in the denial has merged; then the agent
-merges the mainline into its work and re-applies, asking again. Changes of other files go on.
+merges the mainline into its work and re-applies, asking again (an agent closed without merging
+releases its waiters the same way, at its close). Changes of other files go on.
 A merge falls due at its historical time and waits while changes are deferred. Agents that wait
 on each other in a cycle, all past their merge time, would wait forever: the one that was due
 first applies its deferred changes without asking (``force``) and merges. Where history's branch
@@ -45,7 +46,8 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """``kind``: start | apply | merge | push | resync | pull | force | giveup | reask; ``at`` is
+    """``kind``: start | apply | merge | close | push | resync | pull | force | giveup | reask;
+    ``at`` is
     replay time; ``others``: for a giveup, the agents waited on; ``pull``: for a pull, history's
     merge of the mainline into the branch."""
 
@@ -204,6 +206,8 @@ class ReplayScheduler:
             self._start(agent)
             agent.due_at = self.now
             self._settle([agent])
+        elif event.kind == "close":
+            self._close(self._agent(_pr(event)))
 
     def _start(self, agent: _Agent) -> None:
         if not agent.started:
@@ -261,7 +265,21 @@ class ReplayScheduler:
             agent.merged = True
             todo.extend(self._released_by(agent.pr))
 
-    def _released_by(self, merged: int) -> list[_Agent]:
+    def _close(self, agent: _Agent) -> None:
+        """Closed without merging: its worktree goes, what it deferred is dropped, and whoever
+        waited on it goes on (bringing in a mainline that gained nothing from it)."""
+        if agent.merged:
+            return
+        self._start(agent)
+        self.execute(Action("close", self.now, agent.pr))
+        agent.merged = True
+        agent.queues.clear()
+        agent.blocked_by.clear()
+        agent.deferred_at.clear()
+        agent.reask_at.clear()
+        self._settle(self._released_by(agent.pr, how="closed"))
+
+    def _released_by(self, merged: int, how: str = "merged") -> list[_Agent]:
         """Agents that waited on ``merged``: resynchronise once, then retry what is free."""
         out = []
         for agent in self.agents.values():
@@ -271,7 +289,7 @@ class ReplayScheduler:
                 waiting.discard(merged)
             free = [p for p, s in agent.blocked_by.items() if not s]
             if free:
-                self.execute(Action("resync", self.now, agent.pr, reason=f"pr-{merged} merged"))
+                self.execute(Action("resync", self.now, agent.pr, reason=f"pr-{merged} {how}"))
                 for path in free:
                     self._retry(agent, path)
             out.append(agent)

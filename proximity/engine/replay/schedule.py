@@ -27,7 +27,7 @@ __all__ = [
 
 ORDERS = ("committer", "author")
 # At one second, mainline moves first (in its own order), then agents start, then they edit.
-_PRIORITY = {"push": 0, "merge": 0, "start": 1, "change": 2, "pull": 2}
+_PRIORITY = {"push": 0, "merge": 0, "close": 0, "start": 1, "change": 2, "pull": 2}
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +102,9 @@ class PullRequestHistory:
     commits: tuple[CommitInfo, ...]
     fork_point: str = ""
     pulls: tuple[BranchPull, ...] = ()
+    closed: bool = False
+    """Closed without merging: an agent that never merges; ``merge`` is empty and ``merged_at``
+    the window's end, when it closes (git keeps no closing time)."""
 
     @property
     def skipped_merges(self) -> int:
@@ -142,7 +145,7 @@ class Change:
 @dataclass(frozen=True, slots=True)
 class Event:
     at: int
-    kind: str  # "push" | "merge" | "start" | "change" | "pull"
+    kind: str  # "push" | "merge" | "close" | "start" | "change" | "pull"
     pr: int | None = None
     step: MainlineStep | None = None
     change: Change | None = None
@@ -217,7 +220,8 @@ def build_schedule(
     Mainline times are made monotone along the first-parent line (a pushed commit can carry an
     older committer time than its parent). An agent starts at its first change or pull, or at
     its merge when its branch has neither. Ties: the mainline's steps in their order, then
-    starts, then changes and pulls in their chain order.
+    starts, then changes and pulls in their chain order. A closed pull request closes at the
+    last mainline step (``"close"``).
     """
     if order not in ORDERS:
         raise ValueError(f"order: must be one of {', '.join(ORDERS)} (got {order!r})")
@@ -227,8 +231,12 @@ def build_schedule(
         kind = "merge" if step.pr is not None else "push"
         events.append(Event(max(at, clock_start), kind, step.pr, step=step, index=index))
     merged_at = {e.pr: e.at for e in events if e.kind == "merge"}
+    end = max([clock_start, *(e.at for e in events)])
     for pr in prs:
-        if pr.number not in merged_at:
+        if pr.closed:
+            events.append(Event(end, "close", pr.number))
+            merged_at[pr.number] = end
+        elif pr.number not in merged_at:
             raise ValueError(f"pull request #{pr.number} has no merge step on the mainline")
         fixed = replace(pr, merged_at=merged_at[pr.number])
         changes, pulled = _timeline(fixed, order=order, clock_start=clock_start, pulls=pulls)

@@ -65,6 +65,13 @@ class Command(BaseCommand):
             help="replay: a branch brings the replayed mainline in where history's branch merged "
             "the mainline; skip: it keeps its fork's base (the replay before 2026-12-06)",
         )
+        parser.add_argument(
+            "--closed-prs",
+            default="skip",
+            choices=("skip", "include"),
+            help="include: pull requests closed without merging (refs/pull/N/head) join as "
+            "agents that never merge, open until the window's end",
+        )
         parser.add_argument("--lookback-days", type=float, default=30.0)
         parser.add_argument("--resamples", type=int, default=1000)
         parser.add_argument("--seed", type=int, default=0)
@@ -85,7 +92,8 @@ class Command(BaseCommand):
         try:
             history = read_window(repo, ref=o["ref"], since=o["since"], until=o["until"],
                                   max_prs=o["max_prs"], lookback_days=o["lookback_days"],
-                                  order=o["order"])  # fmt: skip
+                                  order=o["order"],
+                                  closed=o["closed_prs"] == "include")  # fmt: skip
         except ValueError as exc:
             raise CommandError(f"--since/--until: {exc}") from exc
         except GitError as exc:
