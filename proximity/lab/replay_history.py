@@ -148,14 +148,19 @@ def _closed_pull_requests(
     """
     named = {int(m.group(1)) for _, _, _, subject in rows
              if (m := _PR.match(subject) or _SQUASHED.search(subject))}  # fmt: skip
-    heads = git_text(repo, ["for-each-ref", "--format=%(refname) %(objectname)", "refs/pull"])
+    heads = git_text(repo, ["for-each-ref", "refs/pull",
+                            "--format=%(refname) %(objectname) %(committerdate:unix)"])  # fmt: skip
     tip, end = rows[last_index][0], rows[last_index][2]
     found = []
     for line in heads.splitlines():
-        ref, sha = line.split()
+        ref, sha, last = line.split()
         m = _PULL_HEAD.match(ref)
-        if m is None or int(m.group(1)) in named or _on_mainline(repo, sha, tip):
+        # cheap tests first: a head committed before the window, or named by the mainline
+        if m is None or int(m.group(1)) in named or int(last or 0) < clock_start:
             continue
+        own = git_text(repo, ["log", "--first-parent", "--format=%ct", sha, f"^{tip}"])
+        if not any(clock_start <= int(t) <= end for t in own.split()):
+            continue  # nothing of its own inside the window (or already on the mainline)
         pr = _pull_request(repo, int(m.group(1)), "", [tip, sha], end)
         commits = tuple(c for c in pr.commits if c.committer_at <= end)
         if not any(c.committer_at >= clock_start for c in commits):
