@@ -25,8 +25,9 @@ class PullRequestOutcome:
     pr: int
     conflicted: bool  # git's merge into the replay mainline reported a conflicted path
     closed: bool = False
-    """Closed without merging: no merge, so no conflict to count; its hunks, delays and denials
-    count as any agent's."""
+    """Closed without merging: no merge, so it counts in no conflict figure (nor do its own
+    pulls' or resynchronisations' conflicts); its hunks, delays and denials count as any
+    agent's."""
     conflicted_paths: int = 0
     pull_conflicted: bool = False
     """Bringing the mainline in where history's branch did (its own merge of the mainline)
@@ -156,8 +157,9 @@ def replay_figures(
     """
     rows = sorted(outcomes, key=lambda o: o.pr)
     keys = np.array([o.pr for o in rows])
-    conflicted = np.array([o.conflicted or o.pull_conflicted for o in rows], dtype=float)
     merged = np.array([not o.closed for o in rows], dtype=float)
+    # a closed pull request's own pulls may conflict, but no merge of it ever can
+    conflicted = merged * np.array([o.conflicted or o.pull_conflicted for o in rows], dtype=float)
     hunks = np.array([o.hunks for o in rows], dtype=float)
     delayed = np.array([o.delayed_hunks for o in rows], dtype=float)
     denials = np.array([o.denials for o in rows], dtype=float)
@@ -178,10 +180,10 @@ def replay_figures(
         policy=policy,
         merges=int(merged.sum()),
         conflicts=int(conflicted.sum()),
-        merge_conflicts=sum(o.conflicted for o in rows),
-        pull_conflicts=sum(o.pull_conflicted for o in rows),
+        merge_conflicts=sum(o.conflicted for o in rows if not o.closed),
+        pull_conflicts=sum(o.pull_conflicted for o in rows if not o.closed),
         replay_made_conflicts=sum(
-            (o.conflicted or o.pull_conflicted) and o.replay_made for o in rows
+            (o.conflicted or o.pull_conflicted) and o.replay_made and not o.closed for o in rows
         ),
         conflicts_per_100=ci(lambda i: 100.0 * _ratio(conflicted[i], merged[i])),
         hunks=int(hunks.sum()),
@@ -195,8 +197,8 @@ def replay_figures(
         knock_on_denials=sum(o.knock_on_denials for o in rows),
         ra_per_agent_hour=ci(lambda i: _ratio(denials[i], hours[i])),
         ta_per_agent_hour=_ratio(np.array([o.traffic_advisories for o in rows], float), hours),
-        resync_conflicts=sum(o.resync_conflicted for o in rows),
-        resync_merge_conflicts=sum(o.resync_merge_conflicted for o in rows),
+        resync_conflicts=sum(o.resync_conflicted for o in rows if not o.closed),
+        resync_merge_conflicts=sum(o.resync_merge_conflicted for o in rows if not o.closed),
         forced_hunks=sum(o.forced_hunks for o in rows),
         reasks=sum(o.reasks for o in rows),
         reasks_allowed=sum(o.reasks_allowed for o in rows),
@@ -219,10 +221,11 @@ def replay_figures(
         )
     if baseline is None:
         return figures
-    base = np.array([baseline[o.pr].conflicted or baseline[o.pr].pull_conflicted for o in rows],
-                    dtype=float)  # fmt: skip
-    resynced = np.array([o.resync_conflicted for o in rows], dtype=float)
-    resync_merged = np.array([o.resync_merge_conflicted for o in rows], dtype=float)
+    base = merged * np.array(
+        [baseline[o.pr].conflicted or baseline[o.pr].pull_conflicted for o in rows], dtype=float
+    )
+    resynced = merged * np.array([o.resync_conflicted for o in rows], dtype=float)
+    resync_merged = merged * np.array([o.resync_merge_conflicted for o in rows], dtype=float)
     with_resync = np.maximum(conflicted, resynced)
     with_merges = np.maximum(conflicted, resync_merged)
 

@@ -94,3 +94,28 @@ def test_knock_on_denials_are_set_apart_from_the_share_the_baseline_judges() -> 
     only = replay_figures([_o(1, False, denials=2, knock_on_denials=2)], policy="obey",
                           resamples=20)  # fmt: skip
     assert math.isnan(only.share_unnecessary.estimate)
+
+
+def test_a_closed_pull_request_counts_in_no_conflict_figure_but_in_the_denials() -> None:
+    """#3 was closed without merging: its pull conflicted in the baseline and it resynced with
+    a conflict under the policy; neither is a merge's conflict. Its denial and delay count."""
+    base = [
+        _o(1, True, hunks=1),
+        _o(2, False, hunks=1),
+        _o(3, False, pull_conflicted=True, closed=True, hunks=2),
+    ]
+    obey = [_o(1, False, hunks=1), _o(2, False, hunks=1),
+            _o(3, False, closed=True, hunks=2, delayed_hunks=1, delays_s=(3600.0,), denials=1,
+               unnecessary_denials=1, resync_conflicted=True)]  # fmt: skip
+    b = replay_figures(base, policy="ignore", resamples=20)
+    f = replay_figures(obey, policy="obey", baseline={o.pr: o for o in base}, resamples=20)
+    assert (b.merges, b.conflicts, b.pull_conflicts, b.conflicts_per_100.estimate) == (
+        2,
+        1,
+        0,
+        50.0,
+    )
+    assert (f.merges, f.conflicts, f.resync_conflicts) == (2, 0, 0)
+    assert f.avoided is not None
+    assert f.avoided.estimate == 1.0
+    assert (f.denials, f.unnecessary_denials, f.delayed_hunks, f.hunks) == (1, 1, 1, 4)
