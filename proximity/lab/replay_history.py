@@ -138,7 +138,7 @@ def _pull_request(
 
 
 def _closed_pull_requests(
-    repo: Path, rows: list[Row], start_index: int, last_index: int, clock_start: int
+    repo: Path, rows: list[Row], last_index: int, clock_start: int
 ) -> list[PullRequestHistory]:
     """Pull requests closed without merging whose own commits fall in the window.
 
@@ -254,7 +254,7 @@ def read_window(
         start_index -= 1
     last_index = index[chosen[-1][1]]
     if closed:
-        found = [*found, *_closed_pull_requests(repo, rows, start_index, last_index, clock_start)]
+        found = [*found, *_closed_pull_requests(repo, rows, last_index, clock_start)]
     prs = [replace(pr, fork_point=_fork_point(repo, pr, rows, index, start_index)) for pr in found]
     by_merge = {c[1]: c[0] for c in chosen}
     steps = tuple(

@@ -47,9 +47,8 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class Action:
     """``kind``: start | apply | merge | close | push | resync | pull | force | giveup | reask;
-    ``at`` is
-    replay time; ``others``: for a giveup, the agents waited on; ``pull``: for a pull, history's
-    merge of the mainline into the branch."""
+    ``at`` is replay time; ``others``: for a giveup, the agents waited on; ``pull``: for a pull,
+    history's merge of the mainline into the branch."""
 
     kind: str
     at: int
