@@ -81,8 +81,9 @@ class _Stats:
     the collision met before the merge, as history met it."""
     base_index: int = 0
     closed: bool = False
-    """Closed without merging (``PullRequestHistory.closed``): never merged, never judged for
-    conflicts, and any pair it is in merges cleanly."""
+    """Closed without merging (``PullRequestHistory.closed``): ``merged`` is then its closing
+    time (its agent-hours run to it); never merged, never judged for conflicts, never a
+    knock-on's cause, and any pair it is in merges cleanly."""
     build: str = ""  # "" not checked, "break", "clean", "unchecked" (a limit; never clean)
 
     def drift_paths(self, made: str | None = None) -> list[str]:
@@ -241,7 +242,8 @@ class _Driver:
     def _do_close(self, action: Action) -> None:
         """Closed without merging: the agent leaves the radar and its worktree goes."""
         agent = f"pr-{self._pr(action)}"
-        self.stats[self._pr(action)].closed = True
+        s = self.stats[self._pr(action)]
+        s.closed, s.merged = True, action.at
         self.repo.remove_agent(agent)
         self.gate.leave(agent)
         self.emit(action.at, "close", agent=agent)
@@ -535,7 +537,7 @@ def label_denials(
 
     def merged_by(pr: int, at: int) -> bool:
         s = stats.get(pr)
-        return s is not None and 0 < s.merged <= at
+        return s is not None and not s.closed and 0 < s.merged <= at
 
     unnecessary: dict[int, int] = {}
     knock_on: dict[int, int] = {}

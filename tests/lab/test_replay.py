@@ -727,6 +727,8 @@ def test_a_pull_request_closed_without_merging_is_an_agent_that_never_merges(
     done = {e["agent"]: (e["kind"], e["t"] - T0) for e in rows if e["kind"] in {"merge", "close"}}
     assert done == {"pr-1": ("merge", parks), "pr-2": ("merge", 20 * DAY),
                     "pr-9": ("close", 20 * DAY)}  # fmt: skip
+    hours = {o.pr: o.agent_hours for o in report.runs["obey"].outcomes()}
+    assert hours[9] == pytest.approx((20 * DAY - 200) / 3600)  # open until it closed
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert (summary["prs"], summary["closedPrs"]) == ([1, 2], [9])
     assert "(2 pull requests and 1 closed without merging," in format_report(report)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.lab.replay_scenario import build_scenario
+from tests.lab.replay_scenario import build_closed, build_scenario
 
 
 def test_the_command_replays_a_window_and_writes_events_and_summary(tmp_path: Path) -> None:
@@ -45,6 +45,23 @@ def test_branch_merges_skip_gives_the_earlier_replay_and_says_so(tmp_path: Path)
     with pytest.raises(CommandError, match="--branch-merges"):
         call_command("replay_history", str(repo), "--out", str(tmp_path / "o"),
                      "--branch-merges", "sometimes")  # fmt: skip
+
+
+def test_closed_prs_include_adds_the_closed_pull_requests_and_refuses_other_values(
+    tmp_path: Path,
+) -> None:
+    repo = build_closed(tmp_path / "source")
+    stdout = StringIO()
+    call_command("replay_history", str(repo), "--policy", "obey", "--out", str(tmp_path / "out"),
+                 "--work", str(tmp_path), "--resamples", "20", "--closed-prs", "include",
+                 stdout=stdout, stderr=StringIO())  # fmt: skip
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert (summary["prs"], summary["closedPrs"]) == ([1, 2], [9])
+    assert summary["policies"]["obey"]["figures"]["denials"] == 1  # #1 waits on the closed #9
+    assert "(2 pull requests and 1 closed without merging," in stdout.getvalue()
+    with pytest.raises(CommandError, match="--closed-prs"):
+        call_command("replay_history", str(repo), "--out", str(tmp_path / "o"),
+                     "--closed-prs", "some")  # fmt: skip
 
 
 @pytest.mark.parametrize(
