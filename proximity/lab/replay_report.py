@@ -44,13 +44,14 @@ class ReplayReport:
     bases: str = "as-read"
     max_wait_s: int | None = None
     pulls: bool = True
+    closing: str = "window-end"
 
     def to_json(self) -> dict[str, Any]:
         h = self.history
         return {
             "source": h.source, "ref": h.ref, "head": h.head, "start": h.start,
             "clockStart": h.clock_start, "prs": [p.number for p in h.prs if not p.closed],
-            "closedPrs": [p.number for p in h.prs if p.closed],
+            "closedPrs": [p.number for p in h.prs if p.closed], "closedAt": self.closing,
             "mainlineSteps": len(h.mainline), "order": self.order, "recency": self.recency,
             "mode": self.mode, "bases": self.bases, "maxWaitS": self.max_wait_s,
             "branchMerges": "replay" if self.pulls else "skip",
@@ -95,15 +96,18 @@ def replay_window(
     max_wait_s: int | None = None,
     build_breaks: bool = False,
     pulls: bool = True,
+    closing: str = "window-end",
 ) -> ReplayReport:
     """Run the baseline and each policy on the same schedule; write events and the summary.
 
     ``pulls``: the branches' own merges of the mainline are replayed (the default); without,
-    a branch keeps the base it forked from unless a policy resynchronises it.
+    a branch keeps the base it forked from unless a policy resynchronises it. ``closing``: when
+    the closed pull requests close (:data:`~proximity.engine.replay.schedule.CLOSINGS`).
     """
     out.mkdir(parents=True, exist_ok=True)
     events = build_schedule(history.prs, history.mainline, order=order,
-                            clock_start=history.clock_start, pulls=pulls)  # fmt: skip
+                            clock_start=history.clock_start, pulls=pulls,
+                            closing=closing)  # fmt: skip
     root = Path(tempfile.mkdtemp(prefix="replay-", dir=work))
     try:
         repo = ReplayRepo.create(root / "repo", source=history.source, start=history.start)
@@ -137,7 +141,7 @@ def replay_window(
         if not keep:
             shutil.rmtree(root, ignore_errors=True)
     report = ReplayReport(history, order, recency, mode, runs, figures, speed, bases,
-                          max_wait_s, pulls)  # fmt: skip
+                          max_wait_s, pulls, closing)  # fmt: skip
     (out / "summary.json").write_text(json.dumps(report.to_json(), indent=1), encoding="utf-8")
     return report
 
@@ -154,7 +158,8 @@ def format_report(report: ReplayReport) -> str:
     lines = [
         f"replay of {h.source} ({sum(not p.closed for p in h.prs)} pull requests"
         + (
-            f" and {sum(p.closed for p in h.prs)} closed without merging"
+            f" and {sum(p.closed for p in h.prs)} closed without merging, closed at the "
+            + ("window's end" if report.closing == "window-end" else "last commit")
             if any(p.closed for p in h.prs)
             else ""
         )
@@ -197,6 +202,15 @@ def format_report(report: ReplayReport) -> str:
         lines.append("")
         lines.append("Asked again at the time a denial gave (its idle holder parking): "
                      + "; ".join(asked) + ".")  # fmt: skip
+    delivered = [
+        f"{name} {_ci(f.share_delayed_merged, 100, 2)} [{f.merged_delayed_hunks}/{f.merged_hunks}]"
+        for name, f in report.figures.items()
+        if f.share_delayed_merged is not None
+    ]
+    if delivered:
+        lines.append("")
+        lines.append("Hunks delayed, of the pull requests that merged: " + "; ".join(delivered)
+                     + ".")  # fmt: skip
     if any(f.build_checked for f in report.figures.values()):
         lines.append("")
         lines.append("| policy | clean merges checked | build breaks /100 checked | avoided |")

@@ -239,6 +239,18 @@ class _Driver:
                 build["status"], "unchecked"
             )
 
+    def _do_drop(self, action: Action) -> None:
+        """A change still waiting when its agent closed: never applied, it waited to the close.
+        Counted as one delayed hunk (a lower bound: the change is not split into its hunks)."""
+        change = action.change
+        if change is None:
+            raise ValueError("a drop without its change")
+        s = self.stats[self._pr(action)]
+        s.hunks += 1
+        s.delays.append(float(action.at - change.at))
+        self.emit(action.at, "drop", agent=f"pr-{self._pr(action)}", path=change.path,
+                  commit=change.commit)  # fmt: skip
+
     def _do_close(self, action: Action) -> None:
         """Closed without merging: the agent leaves the radar and its worktree goes."""
         agent = f"pr-{self._pr(action)}"

@@ -382,3 +382,29 @@ def build_closed(root: Path) -> Path:
     for branch in ("topic1", "topic2", "topic7", "topic9"):
         git(root, "branch", "-q", "-D", branch)
     return root
+
+
+def build_closed_at_last_commit(root: Path) -> Path:
+    """A closed pull request that holds lines while it works, and is itself denied.
+
+    #9 changes a.py line 5 at 200, c.py line 3 at 1000 and b.py line 25 at 5000 (its last
+    commit), and is closed without merging. #1 changes a.py line 5 at 250 and merges at two
+    days; #3 changes c.py line 3 at 100 and merges at three. Under obey #1 is denied naming #9
+    (the earlier start holds) and #9 is denied on c.py naming #3. Closed at its last commit,
+    #9 releases #1 at 5000 and its c.py change, still waiting, is dropped there; closed at the
+    window's end, #3's merge frees #9's c.py and #1 waits until #9 parks."""
+    base = new_source(root, ("a.py", "b.py", "c.py"))
+    git(root, "checkout", "-q", "-b", "topic9", base)
+    commit_line(root, "a.py", 5, "pr9", at=200)
+    commit_line(root, "c.py", 3, "pr9", at=1000)
+    commit_line(root, "b.py", 25, "pr9", at=5000)
+    git(root, "update-ref", "refs/pull/9/head", "HEAD")
+    git(root, "checkout", "-q", "-b", "topic1", base)
+    commit_line(root, "a.py", 5, "pr1", at=250)
+    git(root, "checkout", "-q", "-b", "topic3", base)
+    commit_line(root, "c.py", 3, "pr3", at=100)
+    merge_pr(root, 1, "topic1", 2 * DAY, ("a.py", 5, "pr1"))
+    merge_pr(root, 3, "topic3", 3 * DAY, ("c.py", 3, "pr3"))
+    for branch in ("topic1", "topic3", "topic9"):
+        git(root, "branch", "-q", "-D", branch)
+    return root

@@ -27,6 +27,7 @@ from tests.lab.replay_scenario import (
     build_break_history,
     build_cherry_picks,
     build_closed,
+    build_closed_at_last_commit,
     build_knock_on,
     build_rich,
     build_scenario,
@@ -732,3 +733,46 @@ def test_a_pull_request_closed_without_merging_is_an_agent_that_never_merges(
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert (summary["prs"], summary["closedPrs"]) == ([1, 2], [9])
     assert "(2 pull requests and 1 closed without merging," in format_report(report)
+
+
+@pytest.mark.parametrize("closing", ["window-end", "last-commit"])
+def test_a_closed_pull_request_closes_at_the_window_s_end_or_right_after_its_last_commit(
+    tmp_path: Path, closing: str
+) -> None:
+    """replay_scenario.build_closed_at_last_commit: the two closing times bracket the truth git
+    does not keep. Closed at its last commit (5000 s), #9 releases #1 there and drops its own
+    c.py change, still waiting on #3: a delayed hunk that never lands. Closed at the window's
+    end (#3's merge, three days), #3's merge frees #9's c.py first and #9's close then frees #1.
+    The hunks of the merged pull requests are counted apart."""
+    repo = build_closed_at_last_commit(tmp_path / "source")
+    history = read_window(repo, max_prs=10, closed=True)
+    report = replay_window(history, policies=["obey"], out=tmp_path / "o", work=tmp_path,
+                           resamples=20, closing=closing)  # fmt: skip
+    rows = events(tmp_path / "o", "obey")
+    denied = [(e["agent"], e["others"], e["t"] - T0) for e in rows if e["kind"] == "deny"]
+    assert denied == [("pr-1", ["pr-9"], 250), ("pr-9", ["pr-3"], 1000)]
+    closed_at = 5000 if closing == "last-commit" else 3 * DAY
+    done = {e["agent"]: (e["kind"], e["t"] - T0) for e in rows if e["kind"] in {"merge", "close"}}
+    assert done["pr-9"] == ("close", closed_at)
+    dropped = [(e["agent"], e["path"], e["t"] - T0) for e in rows if e["kind"] == "drop"]
+    obey = report.figures["obey"]
+    delays = {o.pr: o.delays_s for o in report.runs["obey"].outcomes()}
+    assert delays[1] == (closed_at - 250,)  # #1 waits until #9 closes, either way
+    if closing == "last-commit":
+        assert dropped == [("pr-9", "c.py", 5000)]
+        assert delays[9] == (5000 - 1000,)  # dropped at the close, never applied
+    else:
+        assert dropped == []
+        assert delays[9] == (3 * DAY - 1000,)  # #3's merge freed it before the close
+    assert (obey.merges, obey.conflicts, obey.denials, obey.unnecessary_denials) == (2, 0, 2, 2)
+    assert (obey.hunks, obey.delayed_hunks) == (5, 2)
+    assert (obey.merged_hunks, obey.merged_delayed_hunks) == (2, 1)
+    assert obey.share_delayed_merged is not None
+    assert obey.share_delayed_merged.estimate == pytest.approx(0.5)
+    assert report.figures["ignore"].share_delayed_merged is not None
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["closedAt"] == closing
+    text = format_report(report)
+    assert "Hunks delayed, of the pull requests that merged: ignore 0.00" in text
+    assert "obey 50.00 (" in text
+    assert text.rstrip().endswith("[1/2].")

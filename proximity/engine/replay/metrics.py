@@ -124,6 +124,11 @@ class ReplayFigures:
     replay_made_conflicts: int = 0
     avoided_own: BootstrapInterval | None = None
     """"Avoided" with the conflicts the replay's own text made set apart on both sides."""
+    merged_hunks: int = 0
+    merged_delayed_hunks: int = 0
+    share_delayed_merged: BootstrapInterval | None = None
+    """Of the hunks of pull requests that merged (work that reached the mainline); ``None``
+    when the window holds no closed pull request (then it is ``share_delayed``)."""
     build_checked: int = 0
     build_breaks: int = 0
     build_breaks_per_100: BootstrapInterval | None = None
@@ -210,6 +215,13 @@ def replay_figures(
         own_drift_denials=sum(o.own_drift_denials for o in rows),
         unnecessary_own_drift_denials=sum(o.unnecessary_own_drift_denials for o in rows),
     )
+    if not merged.all():
+        figures = replace(
+            figures,
+            merged_hunks=int((merged * hunks).sum()),
+            merged_delayed_hunks=int((merged * delayed).sum()),
+            share_delayed_merged=ci(lambda i: _ratio(merged[i] * delayed[i], merged[i] * hunks[i])),
+        )
     checked = np.array([o.build_break is not None for o in rows], dtype=float)
     broke = np.array([bool(o.build_break) for o in rows], dtype=float)
     if checked.any():

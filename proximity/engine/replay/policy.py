@@ -8,7 +8,8 @@ denied, so nothing is deferred and the agents do exactly what history did.
 *obey*: a denied change (one file of one commit) waits, with every later change of the same
 file of that agent behind it, until every agent named in the denial has merged; then the agent
 merges the mainline into its work and re-applies, asking again (an agent closed without merging
-releases its waiters the same way, at its close). Changes of other files go on.
+releases its waiters the same way, at its close, and drops what it still deferred). Changes of
+other files go on.
 A merge falls due at its historical time and waits while changes are deferred. Agents that wait
 on each other in a cycle, all past their merge time, would wait forever: the one that was due
 first applies its deferred changes without asking (``force``) and merges. Where history's branch
@@ -46,7 +47,8 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """``kind``: start | apply | merge | close | push | resync | pull | force | giveup | reask;
+    """``kind``: start | apply | merge | close | drop | push | resync | pull | force | giveup |
+    reask (``drop``: a change still waiting when its agent closed without merging);
     ``at`` is replay time; ``others``: for a giveup, the agents waited on; ``pull``: for a pull,
     history's merge of the mainline into the branch."""
 
@@ -270,6 +272,9 @@ class ReplayScheduler:
         if agent.merged:
             return
         self._start(agent)
+        for queue in agent.queues.values():
+            for change in queue:
+                self.execute(Action("drop", self.now, agent.pr, change))
         self.execute(Action("close", self.now, agent.pr))
         agent.merged = True
         agent.queues.clear()

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 __all__ = [
+    "CLOSINGS",
     "ORDERS",
     "BranchPull",
     "Change",
@@ -26,8 +27,13 @@ __all__ = [
 ]
 
 ORDERS = ("committer", "author")
-# At one second, mainline moves first (in its own order), then agents start, then they edit.
-_PRIORITY = {"push": 0, "merge": 0, "close": 0, "start": 1, "change": 2, "pull": 2}
+CLOSINGS = ("window-end", "last-commit")
+"""When a pull request closed without merging closes (git keeps no closing time): at the
+window's end, the longest it could have stayed open, or right after its own last commit or
+pull, the shortest. The truth lies between; a replay run at both brackets it."""
+# At one second, mainline moves first (in its own order), then agents start, then they edit,
+# then closed pull requests close (a close never comes before its own agent's last edit).
+_PRIORITY = {"push": 0, "merge": 0, "start": 1, "change": 2, "pull": 2, "close": 3}
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +203,7 @@ def build_schedule(
     order: str = "committer",
     clock_start: int,
     pulls: bool = True,
+    closing: str = "window-end",
 ) -> list[Event]:
     """Every event of the replay in time order.
 
@@ -214,17 +221,22 @@ def build_schedule(
     pulls : bool
         Whether the branches' own merges of the mainline are events (``"pull"``); without
         them a branch never brings the mainline in unless a policy makes it.
+    closing : {"window-end", "last-commit"}
+        When a closed pull request closes (:data:`CLOSINGS`).
 
     Notes
     -----
     Mainline times are made monotone along the first-parent line (a pushed commit can carry an
     older committer time than its parent). An agent starts at its first change or pull, or at
     its merge when its branch has neither. Ties: the mainline's steps in their order, then
-    starts, then changes and pulls in their chain order. A closed pull request closes at the
-    last mainline step (``"close"``).
+    starts, then changes and pulls in their chain order. A closed pull request closes
+    (``"close"``) at the last mainline step, or with ``closing="last-commit"`` right after its
+    own last event (the same second: a close comes after the second's edits).
     """
     if order not in ORDERS:
         raise ValueError(f"order: must be one of {', '.join(ORDERS)} (got {order!r})")
+    if closing not in CLOSINGS:
+        raise ValueError(f"closing: must be one of {', '.join(CLOSINGS)} (got {closing!r})")
     events: list[Event] = []
     times = _monotone(s.at for s in mainline)
     for index, (step, at) in enumerate(zip(mainline, times, strict=True)):
@@ -234,13 +246,16 @@ def build_schedule(
     end = max([clock_start, *(e.at for e in events)])
     for pr in prs:
         if pr.closed:
-            events.append(Event(end, "close", pr.number))
             merged_at[pr.number] = end
         elif pr.number not in merged_at:
             raise ValueError(f"pull request #{pr.number} has no merge step on the mainline")
         fixed = replace(pr, merged_at=merged_at[pr.number])
         changes, pulled = _timeline(fixed, order=order, clock_start=clock_start, pulls=pulls)
-        start = min([c.at for c in changes] + [e.at for e in pulled], default=fixed.merged_at)
+        own = [c.at for c in changes] + [e.at for e in pulled]
+        start = min(own, default=fixed.merged_at)
+        if pr.closed:
+            last = max(own, default=start) if closing == "last-commit" else end
+            events.append(Event(last, "close", pr.number))
         events.append(Event(start, "start", pr.number))
         events += [Event(c.at, "change", pr.number, change=c) for c in changes]
         events += pulled

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from proximity.engine.replay.schedule import ORDERS
+from proximity.engine.replay.schedule import CLOSINGS, ORDERS
 from proximity.lab.replay_history import read_window
 from proximity.lab.replay_radar import BASES, MODES, RECENCY
 from proximity.lab.replay_report import format_report, replay_window
@@ -72,6 +72,14 @@ class Command(BaseCommand):
             help="include: pull requests closed without merging (refs/pull/N/head) join as "
             "agents that never merge, open until the window's end",
         )
+        parser.add_argument(
+            "--closed-at",
+            default="window-end",
+            choices=CLOSINGS,
+            help="with --closed-prs include: when a closed pull request closes (git keeps no "
+            "closing time): the window's end (the longest it could stay open) or right after its "
+            "last commit (the shortest); run both to bracket the truth",
+        )
         parser.add_argument("--lookback-days", type=float, default=30.0)
         parser.add_argument("--resamples", type=int, default=1000)
         parser.add_argument("--seed", type=int, default=0)
@@ -89,6 +97,8 @@ class Command(BaseCommand):
         wait = o["max_wait_hours"]
         if wait is not None and not wait > 0:
             raise CommandError("--max-wait-hours: must be a positive number of hours")
+        if o["closed_at"] != "window-end" and o["closed_prs"] != "include":
+            raise CommandError("--closed-at: needs --closed-prs include")
         try:
             history = read_window(repo, ref=o["ref"], since=o["since"], until=o["until"],
                                   max_prs=o["max_prs"], lookback_days=o["lookback_days"],
@@ -107,6 +117,7 @@ class Command(BaseCommand):
             mode=o["mode"], resamples=o["resamples"], seed=o["seed"], keep=o["keep"],
             bases=o["bases"], max_wait_s=None if wait is None else max(1, round(wait * 3600)),
             build_breaks=o["build_breaks"], pulls=o["branch_merges"] == "replay",
+            closing=o["closed_at"],
         )  # fmt: skip
         self.stdout.write(format_report(report))
         self.stderr.write(f"events and summary.json in {o['out']}")

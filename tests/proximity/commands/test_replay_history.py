@@ -62,6 +62,16 @@ def test_closed_prs_include_adds_the_closed_pull_requests_and_refuses_other_valu
     with pytest.raises(CommandError, match="--closed-prs"):
         call_command("replay_history", str(repo), "--out", str(tmp_path / "o"),
                      "--closed-prs", "some")  # fmt: skip
+    out = tmp_path / "last"
+    call_command("replay_history", str(repo), "--policy", "obey", "--out", str(out),
+                 "--work", str(tmp_path), "--resamples", "20", "--closed-prs", "include",
+                 "--closed-at", "last-commit", stdout=stdout, stderr=StringIO())  # fmt: skip
+    summary = json.loads((out / "summary.json").read_text())
+    # #9's only commit (200 s) is before #1's edit (250 s): closed by then, it holds nothing
+    assert (summary["closedAt"], summary["policies"]["obey"]["figures"]["denials"]) == (
+        "last-commit",
+        0,
+    )
 
 
 @pytest.mark.parametrize(
@@ -71,6 +81,8 @@ def test_closed_prs_include_adds_the_closed_pull_requests_and_refuses_other_valu
         (["--since", "2022-01-01"], "--since/--until"),
         (["--since", "2099-01-01T00:00:00+00:00"], "no pull request"),
         (["--bases", "mapped", "--mode", "hook"], "--bases"),
+        (["--closed-at", "last-commit"], "--closed-at: needs --closed-prs include"),
+        (["--closed-prs", "include", "--closed-at", "never"], "--closed-at"),
     ],
 )
 def test_bad_input_is_refused_naming_the_option(
