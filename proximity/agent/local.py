@@ -52,6 +52,7 @@ def local_check(
     written: Mapping[str, str] | None = None,
     symbols: SymbolRead | None = None,
     graph: Callable[[], dict[str, Any] | None] | None = None,
+    parked_after_hours: float | None = None,
 ) -> CheckResult:
     """``sets`` and ``files`` may be read ahead (see :func:`read_ahead`); else read here.
     ``written``: each path's text as the planned edit leaves it, where known, so a would-be
@@ -59,7 +60,9 @@ def local_check(
     ``symbols``: the symbol channel's input when read ahead; with a profile that has the
     channel it is otherwise read here (:func:`read_local_symbols`), as a scan reads it.
     ``graph``: gives the dependency channel's input read ahead of these ``sets`` and
-    ``planned`` (:func:`~proximity.agent.dependency.read_local_graph`); else read here."""
+    ``planned`` (:func:`~proximity.agent.dependency.read_local_graph`); else read here.
+    ``parked_after_hours``: the profile's parked time replaced (0: never parked); the replay
+    measures other values with it (``replay_history --parked-hours``)."""
     if sets is None:
         sets = read_working_sets(worktree.top, base=base)
     me = next((ws for ws in sets if Path(ws.path).resolve() == worktree.top), None)
@@ -82,9 +85,12 @@ def local_check(
     asked = store.asked()
     kept = {a: _with_asked(_entry(ws), asked.get(a)) for a, ws in others.items()}
     entries = {a: k[0] for a, k in kept.items()}
+    options: dict[str, float] = {"now": time.time() * 1000.0}
+    if parked_after_hours is not None:
+        options["parkedAfterHours"] = parked_after_hours
     airspace = {
         "agents": [asking, *(k[0] if lenient else k[1] for k in kept.values())],
-        "options": {"now": time.time() * 1000.0},
+        "options": options,
     }
     if symbols is None and profile in PROFILES and "symbol" in PROFILES[profile].channels:
         symbols = read_local_symbols(worktree.top, [*([me] if me else []), *others.values()])

@@ -128,6 +128,7 @@ class RadarGate:
         recency: str = "historical",
         ack_ttl_s: float = 240 * 60.0,
         bases: str = "as-read",
+        parked_after_hours: float | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode: must be one of {', '.join(MODES)} (got {mode!r})")
@@ -137,6 +138,9 @@ class RadarGate:
             raise ValueError(f"bases: must be one of {', '.join(BASES)} (got {bases!r})")
         if bases == "mapped" and mode == "hook":
             raise ValueError("bases: 'mapped' needs mode 'session' (a hook process reads as-is)")
+        if parked_after_hours is not None and mode == "hook":
+            raise ValueError("parked_after_hours: needs mode 'session' (a hook reads its profile)")
+        self.parked_after_hours = parked_after_hours
         self.mode, self.recency, self.ack_ttl_s, self.bases = mode, recency, ack_ttl_s, bases
         self._bases: dict[str, str | None] = {}
         self._mapped: dict[tuple[str, str | None], tuple[WorkingSet, WorkingSet]] = {}
@@ -272,7 +276,8 @@ class RadarGate:
         sets = self._sets_now(agent, now, wall)
         written = session.written(event.edits)
         result = local_check(session.worktree, planned, base=config.base, profile=config.profile,
-                             sets=sets, files=files, written=written)  # fmt: skip
+                             sets=sets, files=files, written=written,
+                             parked_after_hours=self.parked_after_hours)  # fmt: skip
         result = session.with_drift(result, session.mainline_drift(files, written))
         decision = decide(result, config.policy)
         others = tuple(sorted({f.other for f in decision.findings}))

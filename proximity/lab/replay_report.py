@@ -45,6 +45,7 @@ class ReplayReport:
     max_wait_s: int | None = None
     pulls: bool = True
     closing: str = "window-end"
+    parked_after_hours: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         h = self.history
@@ -55,6 +56,7 @@ class ReplayReport:
             "mainlineSteps": len(h.mainline), "order": self.order, "recency": self.recency,
             "mode": self.mode, "bases": self.bases, "maxWaitS": self.max_wait_s,
             "branchMerges": "replay" if self.pulls else "skip",
+            "parkedAfterHours": self.parked_after_hours,
             "scorerVersion": SCORER_VERSION,
             "policies": {
                 name: {
@@ -97,12 +99,14 @@ def replay_window(
     build_breaks: bool = False,
     pulls: bool = True,
     closing: str = "window-end",
+    parked_after_hours: float | None = None,
 ) -> ReplayReport:
     """Run the baseline and each policy on the same schedule; write events and the summary.
 
     ``pulls``: the branches' own merges of the mainline are replayed (the default); without,
     a branch keeps the base it forked from unless a policy resynchronises it. ``closing``: when
     the closed pull requests close (:data:`~proximity.engine.replay.schedule.CLOSINGS`).
+    ``parked_after_hours``: the profile's parked time replaced (0: never parked).
     """
     out.mkdir(parents=True, exist_ok=True)
     events = build_schedule(history.prs, history.mainline, order=order,
@@ -120,7 +124,7 @@ def replay_window(
                     policy, repo=repo, start=history.start, events=events, prs=history.prs,
                     log=log, state_dir=root / f"state-{policy}", mode=mode, recency=recency,
                     bases=bases, max_wait_s=max_wait_s, build_breaks=build_breaks,
-                    copies=copies,
+                    copies=copies, parked_after_hours=parked_after_hours,
                 )  # fmt: skip
         baseline = runs["ignore"]
         base_outcomes = {o.pr: o for o in baseline.outcomes()}
@@ -141,7 +145,7 @@ def replay_window(
         if not keep:
             shutil.rmtree(root, ignore_errors=True)
     report = ReplayReport(history, order, recency, mode, runs, figures, speed, bases,
-                          max_wait_s, pulls, closing)  # fmt: skip
+                          max_wait_s, pulls, closing, parked_after_hours)  # fmt: skip
     (out / "summary.json").write_text(json.dumps(report.to_json(), indent=1), encoding="utf-8")
     return report
 
@@ -168,6 +172,13 @@ def format_report(report: ReplayReport) -> str:
         f"bases {report.bases}"
         + (f", obey waits at most {report.max_wait_s / 3600:g} h" if report.max_wait_s else "")
         + ("" if report.pulls else ", the branches' own merges of the mainline skipped")
+        + (
+            ""
+            if report.parked_after_hours is None
+            else f", parked after {report.parked_after_hours:g} h"
+            if report.parked_after_hours > 0
+            else ", never parked"
+        )
         + ")",
         "| policy | conflicts /100 merges [n; at a pull; the replay's text] | avoided "
         "(the replay's text set apart) | "

@@ -776,3 +776,25 @@ def test_a_closed_pull_request_closes_at_the_window_s_end_or_right_after_its_las
     assert "Hunks delayed, of the pull requests that merged: ignore 0.00" in text
     assert "obey 50.00 (" in text
     assert text.rstrip().endswith("[1/2].")
+
+
+@pytest.mark.parametrize(("hours", "released"), [(None, 200 + 168 * 3600), (1.0, 200 + 3600),
+                                                 (0.0, 20 * DAY)])  # fmt: skip
+def test_the_parked_time_can_be_measured_at_another_value(
+    tmp_path: Path, hours: float | None, released: int
+) -> None:
+    """replay_scenario.build_closed: #1 waits on the closed #9 until #9 parks, at the profile's
+    168 h; at one hour it asks again an hour after #9's last change; never parked (0), it waits
+    until #9 closes at the window's end."""
+    history = read_window(build_closed(tmp_path / "source"), max_prs=10, closed=True)
+    report = replay_window(history, policies=["obey"], out=tmp_path / "o", work=tmp_path,
+                           resamples=20, parked_after_hours=hours)  # fmt: skip
+    rows = events(tmp_path / "o", "obey")
+    done = {e["agent"]: e["t"] - T0 for e in rows if e["kind"] in {"merge", "close"}}
+    assert done["pr-1"] == max(released, 2 * DAY)  # never before its historical merge
+    reasks = [e["t"] - T0 for e in rows if e["kind"] == "reask"]
+    assert reasks == ([] if hours == 0.0 else [released])
+    delays = {o.pr: o.delays_s for o in report.runs["obey"].outcomes()}
+    assert delays[1] == (released - 250,)
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["parkedAfterHours"] == hours

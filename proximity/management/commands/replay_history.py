@@ -6,6 +6,7 @@ prints the figures table (docs/EVALUATION.md, "Measured benefit").
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,12 @@ class Command(BaseCommand):
             "closing time): the window's end (the longest it could stay open) or right after its "
             "last commit (the shortest); run both to bracket the truth",
         )
+        parser.add_argument(
+            "--parked-hours",
+            type=float,
+            help="replace the profile's parked time (an agent idle this long yields right of "
+            "way; 0: never parked), to measure another value on this history",
+        )
         parser.add_argument("--lookback-days", type=float, default=30.0)
         parser.add_argument("--resamples", type=int, default=1000)
         parser.add_argument("--seed", type=int, default=0)
@@ -97,6 +104,11 @@ class Command(BaseCommand):
         wait = o["max_wait_hours"]
         if wait is not None and not wait > 0:
             raise CommandError("--max-wait-hours: must be a positive number of hours")
+        parked = o["parked_hours"]
+        if parked is not None and not (parked >= 0 and math.isfinite(parked)):
+            raise CommandError("--parked-hours: must be a number of hours, 0 or more")
+        if parked is not None and o["mode"] == "hook":
+            raise CommandError("--parked-hours: needs --mode session")
         if o["closed_at"] != "window-end" and o["closed_prs"] != "include":
             raise CommandError("--closed-at: needs --closed-prs include")
         try:
@@ -117,7 +129,7 @@ class Command(BaseCommand):
             mode=o["mode"], resamples=o["resamples"], seed=o["seed"], keep=o["keep"],
             bases=o["bases"], max_wait_s=None if wait is None else max(1, round(wait * 3600)),
             build_breaks=o["build_breaks"], pulls=o["branch_merges"] == "replay",
-            closing=o["closed_at"],
+            closing=o["closed_at"], parked_after_hours=parked,
         )  # fmt: skip
         self.stdout.write(format_report(report))
         self.stderr.write(f"events and summary.json in {o['out']}")

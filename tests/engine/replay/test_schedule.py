@@ -102,3 +102,20 @@ def test_a_pull_request_without_its_merge_step_is_refused() -> None:
         build_schedule([_pr(7, 10, [])], [], clock_start=0)
     with pytest.raises(ValueError, match="order"):
         build_schedule([], [], order="commit", clock_start=0)
+
+
+def test_a_closed_pull_request_closes_at_the_window_s_end_or_after_its_last_commit() -> None:
+    """Its close comes after its own edits at one second, never before them."""
+    closed = replace(_pr(2, 0, [(0, 200, ["a"]), (0, 400, ["b"])]), merge="", closed=True)
+    steps = [MainlineStep("m1", "s", 400, None), MainlineStep("m3", "s", 900, 3)]
+    merged = _pr(3, 900, [(0, 100, ["c"])])
+    end = build_schedule([merged, closed], steps, clock_start=0)
+    last = build_schedule([merged, closed], steps, clock_start=0, closing="last-commit")
+    assert [(e.kind, e.at) for e in end if e.pr == 2] == [
+        ("start", 200), ("change", 200), ("change", 400), ("close", 900),
+    ]  # fmt: skip
+    assert [(e.kind, e.at) for e in last if e.pr == 2] == [
+        ("start", 200), ("change", 200), ("change", 400), ("close", 400),
+    ]  # fmt: skip
+    with pytest.raises(ValueError, match="closing"):
+        build_schedule([closed], steps, clock_start=0, closing="never")

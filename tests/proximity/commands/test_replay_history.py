@@ -83,6 +83,9 @@ def test_closed_prs_include_adds_the_closed_pull_requests_and_refuses_other_valu
         (["--bases", "mapped", "--mode", "hook"], "--bases"),
         (["--closed-at", "last-commit"], "--closed-at: needs --closed-prs include"),
         (["--closed-prs", "include", "--closed-at", "never"], "--closed-at"),
+        (["--parked-hours", "-1"], "--parked-hours: must be"),
+        (["--parked-hours", "nan"], "--parked-hours: must be"),
+        (["--parked-hours", "24", "--mode", "hook"], "--parked-hours: needs --mode session"),
     ],
 )
 def test_bad_input_is_refused_naming_the_option(
