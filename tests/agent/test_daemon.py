@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from tests.agent.conftest import RADAR, Scene
 from tests.agent.conftest import daemon_status as _status
 from tests.agent.conftest import wait_daemon as _wait
 from tests.agent.payloads import load
+from tests.sources.gitrepo import run_git
 
 
 def _edit(scene: Scene, old: str) -> dict:
@@ -271,3 +273,22 @@ def test_a_daemon_leaves_when_the_code_under_it_changes(warm: Scene) -> None:
         marker.unlink()  # past the pause between start attempts
     assert warm.hook("claude", deny).stdout == expected  # answered here; a new one starts
     assert _wait(warm, running=True)["pid"] != pid
+
+
+@pytest.mark.parametrize("how", ["git worktree remove", "directory deleted"])
+def test_a_worktree_that_is_gone_holds_nothing_at_the_next_answer(warm: Scene, how: str) -> None:
+    """An abandoned agent's hold ends with its worktree, not a week later when it would park:
+    the warm daemon, which keeps what it read, reads the worktrees again at every answer. A
+    folder deleted without git's help (git still lists it, "prunable") holds nothing either."""
+    deny = _edit(warm, "line 22\n")
+    first = json.loads(warm.hook("claude", deny).stdout)["hookSpecificOutput"]
+    assert first["permissionDecision"] == "deny"
+    _wait(warm, running=True)
+    if how == "git worktree remove":
+        run_git(warm.repo.root, "worktree", "remove", "--force", str(warm.alice))
+    else:
+        shutil.rmtree(warm.alice)
+    run = warm.hook("claude", deny)
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+    assert _status(warm)["served"] == 1
+    assert _cold(warm, deny) == ""  # the hook alone, no daemon, answers the same
