@@ -222,6 +222,14 @@ def format_report(report: ReplayReport) -> str:
         lines.append("")
         lines.append("Hunks delayed, of the pull requests that merged: " + "; ".join(delivered)
                      + ".")  # fmt: skip
+        denied = [
+            f"{name} {f.merged_denials} [{f.merged_knock_on_denials}], unnecessary "
+            f"{_ci(f.share_unnecessary_merged, 100, 0)} [{f.merged_unnecessary_denials}]"
+            for name, f in report.figures.items()
+            if f.share_unnecessary_merged is not None
+        ]
+        lines.append("Agent denials of the pull requests that merged [knock-on], unnecessary % "
+                     "(knock-on set apart) [n]: " + "; ".join(denied) + ".")  # fmt: skip
     if any(f.build_checked for f in report.figures.values()):
         lines.append("")
         lines.append("| policy | clean merges checked | build breaks /100 checked | avoided |")

@@ -775,7 +775,14 @@ def test_a_closed_pull_request_closes_at_the_window_s_end_or_right_after_its_las
     text = format_report(report)
     assert "Hunks delayed, of the pull requests that merged: ignore 0.00" in text
     assert "obey 50.00 (" in text
-    assert text.rstrip().endswith("[1/2].")
+    assert "obey 0.00 (0.00-0.00) [0/2]" not in text  # the merged work's delays are obey's own
+    assert "[1/2]." in text
+    assert (obey.merged_denials, obey.merged_knock_on_denials, obey.merged_unnecessary_denials) == (
+        1,
+        0,
+        1,
+    )  # #1's wait on the closed #9; #9's own denial is not delivered work's
+    assert "that merged [knock-on], unnecessary % (knock-on set apart) [n]: ignore 0 [0]" in text
 
 
 @pytest.mark.parametrize(("hours", "released"), [(None, 200 + 168 * 3600), (1.0, 200 + 3600),

@@ -129,6 +129,12 @@ class ReplayFigures:
     share_delayed_merged: BootstrapInterval | None = None
     """Of the hunks of pull requests that merged (work that reached the mainline); ``None``
     when the window holds no closed pull request (then it is ``share_delayed``)."""
+    merged_denials: int = 0
+    merged_unnecessary_denials: int = 0
+    merged_knock_on_denials: int = 0
+    share_unnecessary_merged: BootstrapInterval | None = None
+    """The agent denials of pull requests that merged, judged as ``share_unnecessary``; a
+    closed agent's own denials are left out (none of its work ever lands). ``None`` as above."""
     build_checked: int = 0
     build_breaks: int = 0
     build_breaks_per_100: BootstrapInterval | None = None
@@ -221,6 +227,12 @@ def replay_figures(
             merged_hunks=int((merged * hunks).sum()),
             merged_delayed_hunks=int((merged * delayed).sum()),
             share_delayed_merged=ci(lambda i: _ratio(merged[i] * delayed[i], merged[i] * hunks[i])),
+            merged_denials=int((merged * denials).sum()),
+            merged_unnecessary_denials=int((merged * unnecessary).sum()),
+            merged_knock_on_denials=int((merged * (denials - judged)).sum()),
+            share_unnecessary_merged=ci(
+                lambda i: _ratio(merged[i] * unnecessary[i], merged[i] * judged[i])
+            ),
         )
     checked = np.array([o.build_break is not None for o in rows], dtype=float)
     broke = np.array([bool(o.build_break) for o in rows], dtype=float)

@@ -119,3 +119,11 @@ def test_a_closed_pull_request_counts_in_no_conflict_figure_but_in_the_denials()
     assert f.avoided is not None
     assert f.avoided.estimate == 1.0
     assert (f.denials, f.unnecessary_denials, f.delayed_hunks, f.hunks) == (1, 1, 1, 4)
+    # the work that merged: none of its hunks waited, and it was never denied
+    assert (f.merged_hunks, f.merged_delayed_hunks, f.merged_denials) == (2, 0, 0)
+    assert f.share_delayed_merged is not None
+    assert f.share_delayed_merged.estimate == 0.0
+    assert f.share_unnecessary_merged is not None
+    assert math.isnan(f.share_unnecessary_merged.estimate)  # nothing to judge: no share
+    whole = replay_figures(obey[:2], policy="obey", resamples=20)
+    assert (whole.share_delayed_merged, whole.share_unnecessary_merged) == (None, None)
