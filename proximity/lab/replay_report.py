@@ -230,6 +230,12 @@ def format_report(report: ReplayReport) -> str:
         ]
         lines.append("Agent denials of the pull requests that merged [knock-on], unnecessary % "
                      "(knock-on set apart) [n]: " + "; ".join(denied) + ".")  # fmt: skip
+        own = [
+            f"{name} {f.merged_own_drift_denials} ({f.merged_unnecessary_own_drift_denials})"
+            for name, f in report.figures.items()
+            if f.share_unnecessary_merged is not None
+        ]
+        lines.append("Mainline denials of their own edits (unnecessary): " + "; ".join(own) + ".")
     if any(f.build_checked for f in report.figures.values()):
         lines.append("")
         lines.append("| policy | clean merges checked | build breaks /100 checked | avoided |")

@@ -783,6 +783,7 @@ def test_a_closed_pull_request_closes_at_the_window_s_end_or_right_after_its_las
         1,
     )  # #1's wait on the closed #9; #9's own denial is not delivered work's
     assert "that merged [knock-on], unnecessary % (knock-on set apart) [n]: ignore 0 [0]" in text
+    assert "Mainline denials of their own edits (unnecessary): ignore 0 (0); obey 0 (0)." in text
 
 
 @pytest.mark.parametrize(("hours", "released"), [(None, 200 + 168 * 3600), (1.0, 200 + 3600),

@@ -135,6 +135,9 @@ class ReplayFigures:
     share_unnecessary_merged: BootstrapInterval | None = None
     """The agent denials of pull requests that merged, judged as ``share_unnecessary``; a
     closed agent's own denials are left out (none of its work ever lands). ``None`` as above."""
+    merged_own_drift_denials: int = 0
+    merged_unnecessary_own_drift_denials: int = 0
+    """Mainline denials of the merged pull requests' own edits (``own_drift_denials``)."""
     build_checked: int = 0
     build_breaks: int = 0
     build_breaks_per_100: BootstrapInterval | None = None
@@ -230,6 +233,10 @@ def replay_figures(
             merged_denials=int((merged * denials).sum()),
             merged_unnecessary_denials=int((merged * unnecessary).sum()),
             merged_knock_on_denials=int((merged * (denials - judged)).sum()),
+            merged_own_drift_denials=sum(o.own_drift_denials for o in rows if not o.closed),
+            merged_unnecessary_own_drift_denials=sum(
+                o.unnecessary_own_drift_denials for o in rows if not o.closed
+            ),
             share_unnecessary_merged=ci(
                 lambda i: _ratio(merged[i] * unnecessary[i], merged[i] * judged[i])
             ),

@@ -106,7 +106,8 @@ def test_a_closed_pull_request_counts_in_no_conflict_figure_but_in_the_denials()
     ]
     obey = [_o(1, False, hunks=1), _o(2, False, hunks=1),
             _o(3, False, closed=True, hunks=2, delayed_hunks=1, delays_s=(3600.0,), denials=1,
-               unnecessary_denials=1, resync_conflicted=True)]  # fmt: skip
+               unnecessary_denials=1, resync_conflicted=True, drift_denials=1,
+               own_drift_denials=1, unnecessary_own_drift_denials=1)]  # fmt: skip
     b = replay_figures(base, policy="ignore", resamples=20)
     f = replay_figures(obey, policy="obey", baseline={o.pr: o for o in base}, resamples=20)
     assert (b.merges, b.conflicts, b.pull_conflicts, b.conflicts_per_100.estimate) == (
@@ -121,6 +122,7 @@ def test_a_closed_pull_request_counts_in_no_conflict_figure_but_in_the_denials()
     assert (f.denials, f.unnecessary_denials, f.delayed_hunks, f.hunks) == (1, 1, 1, 4)
     # the work that merged: none of its hunks waited, and it was never denied
     assert (f.merged_hunks, f.merged_delayed_hunks, f.merged_denials) == (2, 0, 0)
+    assert (f.own_drift_denials, f.merged_own_drift_denials) == (1, 0)
     assert f.share_delayed_merged is not None
     assert f.share_delayed_merged.estimate == 0.0
     assert f.share_unnecessary_merged is not None
