@@ -71,7 +71,7 @@ class Command(BaseCommand):
             default="skip",
             choices=("skip", "include"),
             help="include: pull requests closed without merging (refs/pull/N/head) join as "
-            "agents that never merge, open until the window's end",
+            "agents that never merge, open until --closed-at",
         )
         parser.add_argument(
             "--closed-at",
