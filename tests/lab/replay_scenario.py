@@ -392,7 +392,8 @@ def build_closed_at_last_commit(root: Path) -> Path:
     days; #3 changes c.py line 3 at 100 and merges at three. Under obey #1 is denied naming #9
     (the earlier start holds) and #9 is denied on c.py naming #3. Closed at its last commit,
     #9 releases #1 at 5000 and its c.py change, still waiting, is dropped there; closed at the
-    window's end, #3's merge frees #9's c.py and #1 waits until #9 parks."""
+    window's end (#3's merge, three days), #3's merge frees #9's c.py and #9's close then
+    frees #1."""
     base = new_source(root, ("a.py", "b.py", "c.py"))
     git(root, "checkout", "-q", "-b", "topic9", base)
     commit_line(root, "a.py", 5, "pr9", at=200)

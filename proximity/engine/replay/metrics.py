@@ -178,7 +178,8 @@ def replay_figures(
     delayed = np.array([o.delayed_hunks for o in rows], dtype=float)
     denials = np.array([o.denials for o in rows], dtype=float)
     unnecessary = np.array([o.unnecessary_denials for o in rows], dtype=float)
-    judged = denials - np.array([o.knock_on_denials for o in rows], dtype=float)
+    knock_on = np.array([o.knock_on_denials for o in rows], dtype=float)
+    judged = denials - knock_on
     hours = np.array([o.agent_hours for o in rows], dtype=float)
     delays = [np.asarray(o.delays_s, dtype=float) / 3600.0 for o in rows]
 
@@ -232,7 +233,7 @@ def replay_figures(
             share_delayed_merged=ci(lambda i: _ratio(merged[i] * delayed[i], merged[i] * hunks[i])),
             merged_denials=int((merged * denials).sum()),
             merged_unnecessary_denials=int((merged * unnecessary).sum()),
-            merged_knock_on_denials=int((merged * (denials - judged)).sum()),
+            merged_knock_on_denials=int((merged * knock_on).sum()),
             merged_own_drift_denials=sum(o.own_drift_denials for o in rows if not o.closed),
             merged_unnecessary_own_drift_denials=sum(
                 o.unnecessary_own_drift_denials for o in rows if not o.closed
