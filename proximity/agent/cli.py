@@ -84,6 +84,11 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--intent", action="append", default=[], help="a path about to be touched")
     report.add_argument("--every", type=float, default=0.0, help="repeat every SECONDS")
     report.add_argument("--count", type=int, default=0, help="stop after N reports (0: forever)")
+    report.add_argument(
+        "--leave",
+        action="store_true",
+        help="this worktree's work is over (merged or dropped): its lines hold nothing from now",
+    )
     _server_flags(report)
     mcp = sub.add_parser("mcp", help="run the MCP server (stdio, or streamable HTTP)")
     mcp.add_argument("--transport", choices=("stdio", "http"), default="stdio")
@@ -183,8 +188,13 @@ def _ack(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from proximity.agent.errors import ServerError
     from proximity.agent.session import AgentSession
+    from proximity.sources.git._run import GitError
 
+    if args.leave and (args.every or args.count or args.intent):
+        print("radar: report --leave takes no --every, --count or --intent", file=sys.stderr)
+        return 2
     session = AgentSession.open(str(Path(args.path).absolute()), **_overrides(args))
     if session.client is None:
         print(
@@ -193,9 +203,20 @@ def _report(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.leave:
+        print(session.leave())
+        return 0
     done = 0
     while True:
-        print(session.report(intent=args.intent))
+        try:
+            if not session.gone:
+                print(session.report(intent=args.intent))
+        except (GitError, ServerError):
+            if not session.gone:
+                raise
+        if session.gone:  # removed while reporting: its lines free now, not at the TTL
+            print(session.leave())
+            return 0
         from proximity.agent.quoting import message_line
 
         for m in session.messages():

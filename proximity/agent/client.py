@@ -69,6 +69,12 @@ class ApiClient:
     def report(self, body: dict[str, Any]) -> Any:
         return self.request("POST", "/api/working-sets", body)
 
+    def leave(self, repository: str, agent: str) -> Any:
+        return self.request(
+            "DELETE",
+            f"/api/repositories/{quote(repository)}/agents/{quote(agent)}/working-set",
+        )
+
     def agents(self, repository: str) -> Any:
         return self.request("GET", f"/api/repositories/{quote(repository)}/agents")
 

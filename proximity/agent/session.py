@@ -434,6 +434,20 @@ class AgentSession:
             f"reported {len(body['files'])} file(s) as {self.agent_id} (version {sent['version']})"
         )
 
+    @property
+    def gone(self) -> bool:
+        """The worktree was removed (``git worktree remove`` or its folder deleted)."""
+        return not (self.worktree.top / ".git").exists()
+
+    def leave(self) -> str | None:
+        """Tell the server this worktree is gone: its lines free now, not at the TTL."""
+        if self.client is None:
+            return None
+        left = self.client.leave(self.config.repository or "", self.agent_id)
+        if left.get("retired"):
+            return f"left: {self.agent_id}'s working set holds nothing from now"
+        return f"left: {self.agent_id} held no working set"
+
     def declare_from_prompt(self, prompt: str, *, session_id: str) -> str | None:
         """Declare this session's task from the person's prompt (policy ``declare_tasks``).
 

@@ -138,6 +138,14 @@ class WorkingSetOut(Out):
     expires_at: AwareDatetime
 
 
+class WorkingSetLeaveOut(Out):
+    repository: str
+    agent_id: str
+    # False when it held none (already left, or expired): the leave is idempotent.
+    retired: bool
+    at: AwareDatetime
+
+
 class RepositoryOut(Out):
     name: str
     scope: str

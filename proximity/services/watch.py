@@ -7,6 +7,7 @@ import json
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from django.conf import settings
 from django.db.models import Q
@@ -14,9 +15,14 @@ from django.utils import timezone
 
 from proximity.models import DependencyGraphSnapshot, Principal, Repository, WorkingSetSnapshot
 from proximity.selectors.access import watcher_name
+from proximity.selectors.airspace import current_snapshots
 from proximity.services.parse_cache import DjangoParseCache
 from proximity.services.scan_requests import scan_request
-from proximity.services.working_sets import WorkingSetReport, working_set_report
+from proximity.services.working_sets import (
+    WorkingSetReport,
+    working_set_leave,
+    working_set_report,
+)
 from proximity.sources.diff_excerpts import with_report_excerpts
 from proximity.sources.git import GitError
 from proximity.sources.git.airspace import RepoAirspace, read_repository_airspace
@@ -95,6 +101,25 @@ def _report_all(repo: Repository, airspace: RepoAirspace, now: datetime) -> int:
     return len(readable)
 
 
+def _retire_gone(repo: Repository, airspace: RepoAirspace, now: datetime) -> int:
+    """Retire the working sets the watcher read from worktrees that are gone since.
+
+    A worktree removed (``git worktree remove``, its folder deleted) holds nothing from this
+    tick on, as the local hook already reads it; before, its lines held until the TTL. Only
+    snapshots the watcher itself stored: an agent that last reported through the API works on
+    another machine, which this repository's worktree list does not show.
+    """
+    present = {ws.agent_id for ws in airspace.working_sets if Path(ws.path).is_dir()}
+    gone = [
+        s.agent.agent_id
+        for s in current_snapshots(repo, now)
+        if s.source == WorkingSetSnapshot.Source.WATCH and s.agent.agent_id not in present
+    ]
+    for agent_id in gone:
+        working_set_leave(principal=None, repository=repo.name, agent_id=agent_id, now=now)
+    return len(gone)
+
+
 def watch_claim(*, repository_id: int, now: datetime) -> bool:
     """Claim the repository's next watch tick; False while another is queued or running.
 
@@ -132,6 +157,7 @@ def repository_watch_tick(*, repository_id: int, now: datetime | None = None) ->
         repo.watch_conflicts = conflicts
         repo.save(update_fields=["watch_conflicts"])
     agents = _report_all(repo, airspace, now)
+    _retire_gone(repo, airspace, now)
     Repository.objects.filter(pk=repo.pk).update(watched_at=now)
     scan_request(repository_id=repo.pk, now=now)
     for problem in airspace.problems:

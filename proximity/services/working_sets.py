@@ -23,7 +23,7 @@ from proximity.services.scan_requests import scan_request
 from proximity.services.time_bounds import within_window
 from proximity.sources.radar_files import without_radar_files
 
-__all__ = ["WorkingSetReport", "working_set_report"]
+__all__ = ["WorkingSetReport", "working_set_leave", "working_set_report"]
 
 MAX_FILES = 5000
 MAX_LINE = 10_000_000
@@ -147,3 +147,40 @@ def working_set_report(
         )
         scan_request(repository_id=agent.repository_id, now=now)
     return snapshot
+
+
+def working_set_leave(
+    *,
+    principal: Principal | None,
+    repository: str,
+    agent_id: str,
+    now: datetime | None = None,
+) -> bool:
+    """Retire the agent's current working set now, not at its TTL; whether it held one.
+
+    An agent whose worktree is gone (its branch merged or abandoned, the worktree removed) holds
+    nothing: until now a server kept its lines for the TTL (an hour by default), denying the
+    others edits of work that no longer exists. Only the agent's own principal may retire it
+    (``None``, the trusted watcher, retires the agents it reads); another principal's agent and
+    an unknown one answer 404 alike. Idempotent: a second leave retires nothing and says so.
+    Nothing is deleted: the versions stay for the trail, and the next report starts a new one.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        repo = Repository.objects.filter(name=repository).first()
+        visible = repo is not None and (
+            principal is None or can_see(principal, repo.scope, repo.disclosure)
+        )
+        if repo is None or not visible:
+            raise NotFoundError("repository")
+        repository_writable(repo)
+        rows = Agent.objects.select_for_update(no_key=True)
+        agent = rows.filter(repository=repo, agent_id=agent_id).first()
+        if agent is None or (principal is not None and agent.principal_id != principal.pk):
+            raise NotFoundError("agent")
+        retired = WorkingSetSnapshot.objects.filter(agent=agent, expires_at__gt=now).update(
+            expires_at=now
+        )
+        if retired:
+            scan_request(repository_id=repo.pk, now=now)
+    return bool(retired)

@@ -29,6 +29,7 @@ NEEDS_EXTRAS = (
     "test_hooks_server.py",
     "test_mcp_server.py",
     "test_report_excerpts.py",
+    "test_report_leave.py",
     "test_right_of_way.py",
     "test_same_body_everywhere.py",
     "test_symbols_everywhere.py",
@@ -88,6 +89,30 @@ def two_worktrees(tmp_path: Path, state: Path) -> Scene:
     alice = repo.add_worktree("alice")
     bob = repo.add_worktree("bob")
     return Scene(repo, alice, bob, state)
+
+
+def reporting_worktrees(
+    tmp_path: Path, state: Path, server_url: str
+) -> tuple[Scene, dict[str, list[str]]]:
+    """alice and bob in worktrees of repository ``web`` (core.py, 60 lines), each with a token
+    bound to its agent id, and the ``radar`` flags that report to the server at ``server_url``."""
+    from tests.factories import bind_agents, make_caller, make_repository  # the server's extras
+
+    repo = ScriptedRepo.create(tmp_path)
+    repo.write("core.py", numbered(60))
+    repo.commit("base")
+    alice = repo.add_worktree("alice")
+    bob = repo.add_worktree("bob")
+    make_repository("web", scope="team-a")
+    flags: dict[str, list[str]] = {}
+    for name in ("alice", "bob"):
+        caller = bind_agents(
+            make_caller(f"{name}-bot", scopes=["team-a"], kind="agent"), "web", name
+        )
+        token = tmp_path / f"{name}.token"
+        token.write_text(caller.token)
+        flags[name] = ["--server", server_url, "--token-file", str(token), "--repository", "web"]
+    return Scene(repo, alice, bob, state), flags
 
 
 @pytest.fixture

@@ -12,9 +12,8 @@ import pytest
 from proximity.models import Agent, ProximityAdvisory, WorkingSetSnapshot
 from proximity.sources.diff_excerpts import with_report_excerpts
 from proximity.sources.git import read_working_sets
-from tests.agent.conftest import Scene
+from tests.agent.conftest import reporting_worktrees
 from tests.agent.payloads import load
-from tests.factories import bind_agents, make_caller, make_repository
 from tests.sources.gitrepo import ScriptedRepo, numbered
 
 
@@ -51,20 +50,7 @@ def test_excerpts_cover_changed_and_new_files_and_stay_bounded(tmp_path: Path) -
 @pytest.fixture
 def remote(tmp_path: Path, _state_dir: Path, live_server, in_process_tasks):
     """alice and bob in worktrees of one repository, reporting to a live server."""
-    repo = _repo(tmp_path)
-    alice = repo.add_worktree("alice")
-    bob = repo.add_worktree("bob")
-    make_repository("web", scope="team-a")
-    flags: dict[str, list[str]] = {}
-    for name in ("alice", "bob"):
-        caller = bind_agents(
-            make_caller(f"{name}-bot", scopes=["team-a"], kind="agent"), "web", name
-        )
-        token = tmp_path / f"{name}.token"
-        token.write_text(caller.token)
-        flags[name] = ["--server", live_server.url, "--token-file", str(token)]
-        flags[name] += ["--repository", "web"]
-    return Scene(repo, alice, bob, _state_dir), flags
+    return reporting_worktrees(tmp_path, _state_dir, live_server.url)
 
 
 @pytest.mark.django_db(transaction=True)

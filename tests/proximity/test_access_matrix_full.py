@@ -279,6 +279,31 @@ def _messages(client: Any, w: dict[str, Any]) -> None:
     assert _call(client, "get", hidden, w["lead"]).status_code == 200
 
 
+def _leave(client: Any, w: dict[str, Any]) -> None:
+    """Only the agent's own principal retires its working set; to anyone else it is missing."""
+    path = "/api/repositories/{}/agents/{}/working-set"
+    hidden, missing = path.format("vault", "vault-agent-1"), path.format("nope", "nobody")
+    for caller in (w["partial"], w["outsider"]):
+        _hidden_like_missing(client, "delete", hidden, missing, caller)
+    assert _call(client, "delete", hidden, None).status_code == 401
+    # The same scope but another principal's agent: 404 as if it did not exist.
+    other = _call(client, "delete", path.format("orchard", "orch-agent-1"), w["partial"])
+    assert other.status_code == 404
+    now = timezone.now()
+    assert (
+        WorkingSetSnapshot.objects.filter(
+            agent__agent_id__in=["vault-agent-1", "orch-agent-1"], expires_at__gt=now
+        ).count()
+        == 2
+    )
+    # The lead retires an agent of its own (a new one: the others' checks read the seeded two).
+    body = working_set("vault", "vault-agent-9", [{"path": "leaver.py"}])
+    assert _call(client, "post", "/api/working-sets", w["lead"], body).status_code == 201
+    own = _call(client, "delete", path.format("vault", "vault-agent-9"), w["lead"])
+    assert own.status_code == 200
+    assert own.json()["retired"] is True
+
+
 def _trail(client: Any, w: dict[str, Any]) -> None:
     assert _call(client, "get", "/api/trails/trail-vault", w["lead"]).status_code == 200
     for caller in (w["partial"], w["outsider"]):
@@ -484,6 +509,7 @@ MATRIX: dict[tuple[str, str], Check] = {
     ("post", "/api/advisories/{advisory_id}/acknowledge"): _acknowledge,
     ("get", "/api/repositories/{name}/agents/{agent_id}/messages"): _messages,
     ("get", "/api/trails/{trail_id}"): _trail,
+    ("delete", "/api/repositories/{name}/agents/{agent_id}/working-set"): _leave,
     ("post", "/api/tasks"): _declare,
     ("post", "/api/tasks/{task_id}/versions"): _revise,
     ("get", "/api/tasks/{task_id}"): _task_read,

@@ -6,6 +6,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from ninja import Router, Status
 
+from proximity.api import converters  # noqa: F401 - registers {anytext:...}
 from proximity.api.auth import TokenAuth, principal_of
 from proximity.api.schemas import (
     ERRORS,
@@ -14,6 +15,7 @@ from proximity.api.schemas import (
     EditAcknowledgementOut,
     EditCheckIn,
     EditCheckOut,
+    WorkingSetLeaveOut,
 )
 from proximity.api.throttles import TokenRateThrottle
 from proximity.exceptions import NotFoundError
@@ -22,6 +24,7 @@ from proximity.selectors.airspace import current_snapshots
 from proximity.selectors.edit_checks import edit_check
 from proximity.services.acknowledgements import edit_acknowledge
 from proximity.services.agent_asks import agent_asked
+from proximity.services.working_sets import working_set_leave
 
 router = Router(tags=["agents"], auth=TokenAuth())
 
@@ -102,3 +105,19 @@ def list_agents(request: HttpRequest, name: str) -> list[AgentOut]:
         )
         for s in current_snapshots(repo, timezone.now())
     ]
+
+
+# anytext: agent ids may hold "/" (a branch name such as feature/login).
+@router.delete(
+    "/repositories/{name}/agents/{anytext:agent_id}/working-set",
+    response={200: WorkingSetLeaveOut, **ERRORS},
+    by_alias=True,
+    summary="The agent's worktree is gone: its working set holds nothing from now, not at its TTL",
+    throttle=[TokenRateThrottle("OVERLAP_REPORT_RATE", "reports")],
+)
+def leave(request: HttpRequest, name: str, agent_id: str) -> WorkingSetLeaveOut:
+    now = timezone.now()
+    retired = working_set_leave(
+        principal=principal_of(request), repository=name, agent_id=agent_id, now=now
+    )
+    return WorkingSetLeaveOut(repository=name, agent_id=agent_id, retired=retired, at=now)

@@ -89,3 +89,65 @@ def test_two_agents_on_the_same_lines_get_a_resolution_advisory_in_process(
     assert advisory.band == "resolution"
     assert {advisory.steer.agent_id, advisory.hold.agent_id} == {"a1", "a2"}
     assert advisory.detail["sharedFiles"][0]["path"] == "x.py"
+
+
+def test_a_leave_retires_the_working_set_now_and_the_pair_s_advisory_expires(
+    repo, partial, post_json, client, in_process_tasks
+) -> None:
+    """The worktree is gone: its lines hold nothing from now, not at the TTL; idempotent."""
+    from django.utils import timezone
+
+    from proximity.selectors.airspace import current_snapshots
+
+    for agent, lines in (("a1", [[1, 40]]), ("feature/a2", [[10, 20]])):
+        body = working_set("web", agent, [file_entry("x.py", lines)])
+        assert post_json("/api/working-sets", body, partial).status_code == 201
+    advisory = ProximityAdvisory.objects.get()
+    assert advisory.state == "open"
+    path = "/api/repositories/web/agents/feature%2Fa2/working-set"
+
+    left = client.delete(path, **partial.headers)
+    again = client.delete(path, **partial.headers)
+
+    assert left.status_code == again.status_code == 200
+    assert left.json()["agentId"] == "feature/a2"
+    assert [left.json()["retired"], again.json()["retired"]] == [True, False]
+    assert [s.agent.agent_id for s in current_snapshots(repo, timezone.now())] == ["a1"]
+    advisory.refresh_from_db()
+    assert advisory.state == "expired"
+    # The next report starts a new version: the agent is back, with nothing of the old one.
+    body = working_set("web", "feature/a2", [file_entry("x.py", [[10, 20]])])
+    back = post_json("/api/working-sets", body, partial)
+    assert back.status_code == 201
+    assert back.json()["version"] == 2
+    assert ProximityAdvisory.objects.filter(state="open").count() == 1
+
+
+@pytest.mark.parametrize(
+    ("path", "detail"),
+    [
+        ("/api/repositories/web/agents/nobody/working-set", "agent not found"),
+        ("/api/repositories/nope/agents/a1/working-set", "repository not found"),
+    ],
+)
+def test_a_leave_of_an_unknown_agent_or_repository_is_404_and_changes_nothing(
+    repo, partial, post_json, client, path, detail
+) -> None:
+    post_json("/api/working-sets", working_set("web", "a1", [file_entry("x.py")]), partial)
+    before = list(WorkingSetSnapshot.objects.values_list("pk", "expires_at"))
+    response = client.delete(path, **partial.headers)
+    assert response.status_code == 404
+    assert response.json()["detail"] == detail
+    assert list(WorkingSetSnapshot.objects.values_list("pk", "expires_at")) == before
+
+
+def test_another_principal_cannot_retire_an_agent_it_does_not_hold(
+    repo, partial, lead, post_json, client
+) -> None:
+    post_json("/api/working-sets", working_set("web", "a1", [file_entry("x.py")]), partial)
+    before = list(WorkingSetSnapshot.objects.values_list("pk", "expires_at"))
+    response = client.delete("/api/repositories/web/agents/a1/working-set", **lead.headers)
+    assert response.status_code == 404
+    assert response.json()["detail"] == "agent not found"
+    assert client.delete("/api/repositories/web/agents/a1/working-set").status_code == 401
+    assert list(WorkingSetSnapshot.objects.values_list("pk", "expires_at")) == before

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 
 from proximity.models import (
     DependencyGraphSnapshot,
@@ -166,3 +167,39 @@ def test_the_main_checkout_is_the_mainline_not_an_agent(watched) -> None:
     assert outcome.agents == len(agents) >= 3
     scan = scan_run(repository_id=repo.pk)
     assert "main" not in {p["agentId"] for p in scan.result["positions"]}
+
+
+@pytest.mark.parametrize("how", ["git worktree remove", "directory deleted"])
+def test_a_worktree_that_is_gone_holds_nothing_from_the_next_tick(watched, how) -> None:
+    """Its lines free at the next tick, not at the TTL; an agent reporting from elsewhere stays."""
+    import shutil
+
+    from proximity.selectors.airspace import current_snapshots
+    from proximity.services.working_sets import WorkingSetReport, working_set_report
+
+    scripted, repo = watched
+    remote = WorkingSetReport("scene", "remote", [{"path": "app/core.py", "lines": [[4, 4]]}], [])
+    working_set_report(principal=None, report=remote)  # through the API, from another machine
+    repository_watch_tick(repository_id=repo.pk)
+    scan_run(repository_id=repo.pk)
+    pair = ProximityAdvisory.objects.get(agent_a__agent_id="alpha", agent_b__agent_id="beta")
+    assert pair.state == "open"
+    if how == "git worktree remove":
+        scripted.git("worktree", "remove", "--force", str(scripted.path("alpha")))
+    else:
+        shutil.rmtree(scripted.path("alpha"))
+
+    repository_watch_tick(repository_id=repo.pk)
+
+    current = {s.agent.agent_id: s for s in current_snapshots(repo, timezone.now())}
+    assert "alpha" not in current
+    assert {"beta", "gamma", "remote"} <= set(current)
+    assert current["remote"].source == "api"
+    alpha = WorkingSetSnapshot.objects.filter(agent__agent_id="alpha")
+    assert alpha.exists()  # retired, not deleted: the versions stay for the trail
+    scan_run(repository_id=repo.pk)
+    pair.refresh_from_db()
+    assert pair.state == "expired"
+    assert ProximityAdvisory.objects.filter(
+        agent_a__agent_id="beta", agent_b__agent_id="remote", state="open"
+    ).exists()
