@@ -79,7 +79,7 @@ _DEFAULT_IDLE_S = 900.0
 _READ_TIMEOUT_S = 2.0  # a whole request, first byte to last
 _MAX_REQUEST = 9 * 1024 * 1024  # a hook's stdin is refused above 8 MiB anyway
 # status and stop, asked by a person: a loaded machine (a CI run beside a replay) once kept a
-# healthy daemon from answering `stop` within 2 s, which then read as wedged. Hooks never wait on it.
+# healthy daemon from answering `stop` within 2 s, which then read as wedged. No hook waits on it.
 _STATUS_TIMEOUT_S = 5.0
 _SLACK_S = 1.2  # a fail-closed denial after the deadline (1 s) and the reply
 
