@@ -245,6 +245,16 @@ def _base(value: object) -> str:
     return text
 
 
+def _detected_base(root: str | Path | None) -> str:
+    """No ``[radar] base``: the repository's own mainline (``origin/HEAD``, ``main``, ``master``),
+    so a repository on ``master`` is not read against a ``main`` it lacks (every read failing)."""
+    if root is None:
+        return "main"
+    from proximity.sources.git.mainline import default_mainline
+
+    return default_mainline(root)
+
+
 def _repository_server(
     radar: Mapping[str, Any], user: UserSettings, notes: list[str]
 ) -> str | None:
@@ -289,7 +299,7 @@ def load_config(
         repository=(
             repository or env.get("RADAR_REPOSITORY") or radar.get("repository") or user.repository
         ),
-        base=_base(radar.get("base", "main")),
+        base=_base(radar["base"]) if "base" in radar else _detected_base(root),
         profile=str(radar.get("profile", DEFAULT_PROFILE)),
         policy=_policy(policy_table),
         ignore=_ignore(radar),

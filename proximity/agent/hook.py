@@ -266,7 +266,11 @@ def check_text(result: CheckResult, policy: Policy) -> str:
     """A person's reading of a check (``radar check``)."""
     decision = decide(result, policy)
     if decision.kind == "none" and not result.findings and not result.drift:
-        return f"{', '.join(result.paths) or 'nothing to check'}: clear"
-    return decision.text or describe(
-        result, result.findings, header="Overlap Radar:", drift=result.drift
-    )
+        text = f"{', '.join(result.paths) or 'nothing to check'}: clear"
+    else:
+        text = decision.text or describe(
+            result, result.findings, header="Overlap Radar:", drift=result.drift
+        )
+    if result.coverage != "ok":  # "clear" of what was read is no clear of what was not (MCP too)
+        text += f"\nCoverage {result.coverage}: {result.reason or 'not every agent was seen'}."
+    return text

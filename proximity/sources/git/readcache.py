@@ -34,7 +34,17 @@ __all__ = ["CACHED_VERBS", "FRESHNESS_S", "GitReadCache", "current", "install"]
 FRESHNESS_S = 1.0
 #: git verbs that only read (every call runs with GIT_OPTIONAL_LOCKS=0, so none writes).
 CACHED_VERBS = frozenset(
-    {"status", "diff", "rev-parse", "merge-base", "worktree", "config", "ls-files", "log"}
+    {
+        "status",
+        "diff",
+        "rev-parse",
+        "merge-base",
+        "worktree",
+        "config",
+        "ls-files",
+        "log",
+        "for-each-ref",
+    }
 )
 _MAX_ENTRIES = 4096
 _MAX_ENTRY_BYTES = 4 * 1024 * 1024
