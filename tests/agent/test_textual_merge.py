@@ -83,6 +83,22 @@ def test_the_hook_denies_the_steerer_exactly_when_git_would_conflict(
     assert ("would collide" in check.stdout) == (verdict == "conflict"), check.stdout
 
 
+@pytest.mark.parametrize(("line", "expected"), CASES)
+def test_lines_changed_days_ago_are_judged_as_git_would_not_forgotten(
+    tmp_path: Path, line: int, expected: str
+) -> None:
+    """alice committed her lines three days ago (not parked: that takes a week). git conflicts
+    on a touching change however old it is; before airspace-2026.12.1 the adjacency channel
+    decayed in hours, and bob's edits beside her lines (45, 39) passed, to conflict at merge."""
+    old = dated_pair(tmp_path, tmp_path / "radar-state", (40, 44), 52, alice_ago=3 * 24 * 60)
+    verdict = _git_verdict(old, line, tmp_path)
+    assert verdict == expected
+    answer = _hook_edit(old, "bob", f"line {line}\n", f"bob planned {line}\n")
+    assert _denied(answer) == (verdict == "conflict"), answer
+    check = old.radar("check", str(old.bob / "core.py"), "--lines", str(line))
+    assert ("would collide" in check.stdout) == (verdict == "conflict"), check.stdout
+
+
 @pytest.mark.django_db
 def test_the_servers_check_denies_the_steerer_exactly_when_git_would_conflict(
     history: Scene, tmp_path: Path, post_json: Any

@@ -9,7 +9,7 @@ from proximity.engine.airspace.model import Options
 
 __all__ = ["DEFAULT_PROFILE", "PROFILES", "SCORER_VERSION", "Profile", "Settings", "resolve"]
 
-SCORER_VERSION = "airspace-2026.11.5"
+SCORER_VERSION = "airspace-2026.12.1"
 """Bumped whenever any profile's numbers can change; travels with every result."""
 
 
@@ -34,9 +34,10 @@ class Profile:
     """Right of way: an agent none of whose files changed for this long yields to active ones
     (``None``: never; docs/DECISIONS.md, "A parked branch yields")."""
     overlap_recency_floor: float | None = None
-    """Recency floor of the overlap channel alone (``None``: the options' ``recencyFloor``).
-    A line another agent changed and has not merged conflicts at merge however old the edit,
-    so exact overlap need not fade; adjacency and the rest model attention and keep decaying."""
+    """Recency floor of the overlap and adjacency channels (``None``: the options'
+    ``recencyFloor``). A line another agent changed and has not merged conflicts at merge however
+    old the edit, and so does a line beside it (git's rule: changes that touch conflict), so
+    neither need fade; dependency, intent and the rest model attention and keep decaying."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +80,9 @@ _RADAR_V1 = Profile(
     ra=0.7,
     overlap_floor=1.0,
     # Unmerged overlapping lines conflict days later as surely as minutes later: the replay of
-    # pip found decayed overlap silenced every denial at human timescales (airspace-2026.11.5).
+    # pip found decayed overlap silenced every denial at human timescales (airspace-2026.11.5);
+    # abutting lines too (scrapy: an edit beside a 17-day-old change passed, then conflicted,
+    # airspace-2026.12.1).
     overlap_recency_floor=1.0,
     # A branch nobody changed for a week is waiting on review, not flying: holding every active
     # agent behind it made the replay's convoy (docs/EVALUATION.md, issue 28). A week, not three

@@ -28,9 +28,9 @@ class RadarArrays(NamedTuple):
     holders: FileHolders
     unit_agent: Ints
     unit_key: Ints
-    unit_weight: Floats
     unit_overlap_weight: Floats
-    """``unit_weight`` with the overlap channel's recency floor (``overlap_floor``)."""
+    """Each unit's recency weight with the overlap and adjacency channels' floor
+    (``overlap_floor``): the weight of git's conflict rule, which does not fade."""
     unit_whole: NDArray[np.bool_]
     regions: IntervalSets
     intent: list[list[str]]
@@ -112,8 +112,7 @@ def radar_arrays(
     unit_code = agent * max(len(keys), 1) + key
     codes, unit_of = np.unique(unit_code, return_inverse=True)
     n_units = len(codes)
-    unit_weight, unit_overlap_weight = np.zeros(n_units), np.zeros(n_units)
-    np.maximum.at(unit_weight, unit_of, weight)
+    unit_overlap_weight = np.zeros(n_units)
     np.maximum.at(unit_overlap_weight, unit_of, sticky)
     regions = [_doubled(f) for _, f in files]
     whole = np.zeros(n_units, dtype=bool)
@@ -134,7 +133,6 @@ def radar_arrays(
         holders,
         codes // n_keys,
         codes % n_keys,
-        unit_weight,
         unit_overlap_weight,
         whole,
         merged,

@@ -51,8 +51,7 @@ def _overlap_adjacency(
     with ``focus``, only the pairs of that agent (a hot group is then its units against the
     rest, which needs no block)."""
     overlap, adjacency = np.zeros((n, n)), np.zeros((n, n))
-    agent, key, weight = arrays.unit_agent, arrays.unit_key, arrays.unit_weight
-    sticky = arrays.unit_overlap_weight
+    agent, key, sticky = arrays.unit_agent, arrays.unit_key, arrays.unit_overlap_weight
     if len(agent) == 0:
         return overlap, adjacency
     order = np.lexsort((agent, key))
@@ -66,7 +65,7 @@ def _overlap_adjacency(
         keep &= (agent[x] == focus) | (agent[y] == focus)
     x, y = x[keep], y[keep]
     inter, touch = pair_intervals(interval_sets, x, y)
-    fields = (agent, weight, sticky, whole, interval_sets.size, arrays.twins)
+    fields = (agent, sticky, whole, interval_sets.size, arrays.twins)
     _score(overlap, adjacency, fields, x, y, inter, touch, floor)
     for g in np.flatnonzero(size >= _BLOCK).tolist():
         members = order[ptr[g] : ptr[g + 1]]
@@ -98,14 +97,14 @@ def _against(members: Ints, agent: Ints, focus: int) -> tuple[Ints, Ints]:
 def _score(
     overlap: Floats,
     adjacency: Floats,
-    fields: tuple[Ints, Floats, Floats, NDArray[np.bool_], Ints, Twins | None],
+    fields: tuple[Ints, Floats, NDArray[np.bool_], Ints, Twins | None],
     x: Ints,
     y: Ints,
     inter: NDArray[np.float64] | Ints,
     near: NDArray[np.bool_],
     floor: float | None,
 ) -> None:
-    agent, weight, sticky, whole, size, twins = fields
+    agent, sticky, whole, size, twins = fields
     smallest = np.maximum(np.minimum(size[x], size[y]), 1)
     coefficient = np.where(whole[x] | whole[y], 1.0, inter / smallest)
     if twins is not None:
@@ -118,7 +117,8 @@ def _score(
     if floor is not None:
         coefficient = np.where(coefficient > 0, np.maximum(coefficient, floor), coefficient)
     _write(overlap, agent[x], agent[y], sticky[x] * sticky[y] * coefficient)
-    _write(adjacency, agent[x], agent[y], weight[x] * weight[y], (coefficient == 0) & near)
+    # Abutting lines conflict in git as surely as shared ones, however old: the overlap's floor.
+    _write(adjacency, agent[x], agent[y], sticky[x] * sticky[y], (coefficient == 0) & near)
 
 
 def _dependency(airspace: Airspace, arrays: RadarArrays, n: int, settings: Settings) -> Floats:

@@ -38,7 +38,7 @@ class WorkingSet:
     """An agent's files with radar-v1 weights, base regions and active intent.
 
     ``overlap_weights`` (per base key) take ``overlap_floor`` as their recency floor, the
-    profile's ``overlap_recency_floor``; ``key_weights`` the same decay as every channel.
+    profile's ``overlap_recency_floor``: the overlap and adjacency channels' weights.
     """
 
     def __init__(
@@ -53,7 +53,6 @@ class WorkingSet:
         self.weights: dict[str, float] = {}
         by_key: dict[str, list[list[Interval] | None]] = {}
         entries: dict[str, list[FileChange]] = {}
-        self.key_weights: dict[str, float] = {}
         self.overlap_weights: dict[str, float] = {}
         sticky = floor if overlap_floor is None else max(floor, overlap_floor)
         for f in agent.files:
@@ -62,7 +61,6 @@ class WorkingSet:
             key = base_key(f)
             by_key.setdefault(key, []).append(base_regions(f))
             entries.setdefault(key, []).append(f)
-            self.key_weights[key] = max(w, self.key_weights.get(key, 0.0))
             wo = recency_weight(f, now_ms, floor=sticky, half_life_s=half_life_s)
             self.overlap_weights[key] = max(wo, self.overlap_weights.get(key, 0.0))
         self.regions = {key: union(regions) for key, regions in by_key.items()}
@@ -85,7 +83,8 @@ def working_sets(
 def _overlap_adjacency(a: WorkingSet, b: WorkingSet, floor: float | None) -> tuple[float, float]:
     overlap = adjacency = 0.0
     for key in a.regions.keys() & b.regions.keys():
-        w = a.key_weights[key] * b.key_weights[key]
+        # overlap and abutting are git's conflict rule: both keep the overlap's recency floor
+        w = a.overlap_weights[key] * b.overlap_weights[key]
         twins = twin_channels(a.hunks[key], b.hunks[key])
         if twins is None:
             coefficient = region_overlap(a.regions[key], b.regions[key])

@@ -128,18 +128,24 @@ def test_direct_import_alone_is_clear_by_default_and_never_a_resolution(engine: 
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_recency_decays_adjacency_toward_the_floor(engine: str) -> None:
-    def adjacency(touched: str) -> float:
+def test_unmerged_abutting_lines_do_not_decay(engine: str) -> None:
+    """git conflicts on changes that touch as on changes that share a line, however old the
+    edit: adjacency keeps the overlap's floor (1.0 in radar-v1), a Resolution a day later too.
+    Before airspace-2026.12.1 it decayed to 0.15 in hours, and an edit beside a 17-day-old
+    change passed unnoticed (scrapy #3648 beside #3607), then conflicted at the pull."""
+
+    def adjacency(touched: str) -> tuple[float, str]:
         data = airspace(
             agent("a", {"path": "src/x.py", "baseHunks": [[10, 5]], "touchedAt": touched}),
             agent("b", {"path": "src/x.py", "baseHunks": [[15, 3]]}),
             halfLifeSeconds=1800,
         )
-        return channels(data, engine)["adjacency"]
+        return channels(data, engine)["adjacency"], pair_link(radar(data, engine), "a", "b")[
+            "level"
+        ]
 
-    assert adjacency("2026-09-15T12:00:00Z") == 1.0
-    assert adjacency("2026-09-15T11:30:00Z") == pytest.approx(0.15 + 0.85 * 0.5)
-    assert adjacency("2026-09-14T12:00:00Z") == pytest.approx(0.15, abs=1e-6)
+    for touched in ("2026-09-15T12:00:00Z", "2026-09-15T11:30:00Z", "2026-08-29T12:00:00Z"):
+        assert adjacency(touched) == (1.0, "resolution")
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -164,23 +170,27 @@ def test_unmerged_overlapping_lines_do_not_decay(engine: str) -> None:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_a_profile_without_an_overlap_recency_floor_decays_overlap(engine: str) -> None:
+def test_a_profile_without_an_overlap_recency_floor_decays_overlap_and_adjacency(
+    engine: str,
+) -> None:
     from dataclasses import replace
 
     from proximity.engine.airspace.parse import parse_airspace
     from proximity.engine.airspace.profiles import PROFILES, resolve
     from proximity.engine.airspace.scorers import score
 
-    data = airspace(
-        agent("a", {"path": "src/x.py", "touchedAt": "2026-09-14T12:00:00Z"}),
-        agent("b", {"path": "src/x.py"}),
-        halfLifeSeconds=1800,
-    )
-    parsed = parse_airspace(data)
     fading = replace(PROFILES["radar-v1"], overlap_recency_floor=None)
-    table = score(parsed, resolve(fading, parsed.options), parsed.options.now_ms, engine=engine)
-    overlap = table.channels[0, fading.channels.index("overlap")]
-    assert overlap == pytest.approx(0.15, abs=1e-6)
+
+    def channel(name: str, a: dict[str, Any], b: dict[str, Any]) -> float:
+        parsed = parse_airspace(airspace(agent("a", a), agent("b", b), halfLifeSeconds=1800))
+        table = score(parsed, resolve(fading, parsed.options), parsed.options.now_ms, engine=engine)
+        return float(table.channels[0, fading.channels.index(name)])
+
+    day_old = {"path": "src/x.py", "touchedAt": "2026-09-14T12:00:00Z"}
+    assert channel("overlap", day_old, {"path": "src/x.py"}) == pytest.approx(0.15, abs=1e-6)
+    half = {"path": "src/x.py", "baseHunks": [[10, 5]], "touchedAt": "2026-09-15T11:30:00Z"}
+    beside = {"path": "src/x.py", "baseHunks": [[15, 3]]}
+    assert channel("adjacency", half, beside) == pytest.approx(0.15 + 0.85 * 0.5)
 
 
 @pytest.mark.parametrize("engine", ENGINES)

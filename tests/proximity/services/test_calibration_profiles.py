@@ -14,9 +14,9 @@ from proximity.services.calibration import calibrate
 
 
 def test_the_base_map_applies_exactly_where_the_appended_channels_are_silent() -> None:
-    base, base_label = calibrate(0.8, profile="radar-v1", scorer_version="airspace-2026.11.5")
+    base, base_label = calibrate(0.8, profile="radar-v1", scorer_version="airspace-2026.12.1")
     assert base is not None
-    got, label = calibrate(0.8, profile="radar-v1-symbols", scorer_version="airspace-2026.11.5",
+    got, label = calibrate(0.8, profile="radar-v1-symbols", scorer_version="airspace-2026.12.1",
                            channels={"overlap": 1.0, "symbol": 0.0})  # fmt: skip
     assert got == pytest.approx(base)
     assert label.startswith(base_label)
@@ -26,7 +26,7 @@ def test_the_base_map_applies_exactly_where_the_appended_channels_are_silent() -
 @pytest.mark.parametrize("speaks", [{"symbol": 0.4}, {"merge-check": 1.0}])
 def test_no_probability_is_claimed_where_a_symbol_or_merge_check_speaks(speaks) -> None:
     channels = {"overlap": 1.0, **speaks}
-    assert calibrate(0.8, profile="radar-v1-symbols", scorer_version="airspace-2026.11.5",
+    assert calibrate(0.8, profile="radar-v1-symbols", scorer_version="airspace-2026.12.1",
                      channels=channels) == (None, "")  # fmt: skip
 
 
