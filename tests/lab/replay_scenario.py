@@ -9,17 +9,18 @@ Times are seconds after ``T0``. Every file starts as 30 numbered lines.
 | #3 | b.py line 10 -> "pr3" | 300 | 5000 | |
 | #4 | c.py line 10 -> "same" | 400 | 1200 | |
 | #5 | c.py line 10 -> "same" | 600 | 2500 | #4's identical edit: RA, yet git merges cleanly |
-| #6 | b.py line 11 -> "pr6" | 2300 | 6000 | abuts #3's 2,000-s-old edit: recency makes it Traffic |
+| #6 | b.py line 11 -> "pr6" | 2300 | 6000 | abuts #3's 2,000-s-old edit: Resolution |
 
 A direct push on main at 1500 adds d.py. Baseline (ignore): #2 and #6 conflict at their merges
 (2 of 6). Obey: #2 is denied at 200 and waits for #1 (merged 1000: delay 800 s), then re-applies
 over #1's line (a conflict the agent resolves itself); #5's edit overlaps #4's, a Resolution, but
 the hook asks git (``git merge-file`` on the file as the edit leaves it) and identical changes
-merge cleanly, so #5 is only told (Traffic, with the evidence; issue 28); #6 is only told
-(Traffic: adjacency decays with recency, overlap does not) and still conflicts (git conflicts on
-abutting lines). So obey has 1 merge conflict (avoided 50 %), 1 of 6 hunks delayed, 1 denial,
-none unnecessary, 2 Traffic Advisories. Acknowledge: the same denial, acknowledged, and the
-baseline's 2 conflicts.
+merge cleanly, so #5 is only told (Traffic, with the evidence; issue 28); #6 is denied at 2300
+(abutting lines keep their weight however old, as overlapping ones do: git conflicts on both) and
+waits for #3 (merged 5000: delay 2700 s), then re-applies beside #3's line. So obey has no merge
+conflict (avoided 100 %), 2 of 6 hunks delayed, 2 denials, none unnecessary, 1 Traffic Advisory,
+and 2 re-application conflicts. Acknowledge: the same denials, acknowledged, and the baseline's 2
+conflicts.
 """
 
 from __future__ import annotations
@@ -45,12 +46,12 @@ SLOW = (
     (1, "a.py", 5, "pr1", 100, 5 * DAY),
     (2, "a.py", 5, "pr2", 2 * DAY, 6 * DAY),  # overlaps #1's 2-day-old line: still denied
     (3, "b.py", 10, "pr3", 200, 4 * DAY),
-    (4, "b.py", 11, "pr4", DAY, 7 * DAY),  # abuts #3's 1-day-old line: decayed, not even told
+    (4, "b.py", 11, "pr4", DAY, 7 * DAY),  # abuts #3's 1-day-old line: still denied
 )
-"""Baseline: #2 and #4 conflict (2 of 4). Obey: #2 is denied at 2 days and waits for #1
-(3 days; #1, idle since 100 s, would park only after 168 h, and merges first), its conflict
-avoided; #4's adjacency has decayed to the floor (clear), so it still conflicts: 1 of 4, avoided
-50 %, 1 of 4 hunks delayed, no unnecessary denial."""
+"""Baseline: #2 and #4 conflict (2 of 4). Obey: #4 is denied at 1 day and waits for #3 (3 days),
+#2 at 2 days for #1 (3 days; #1, idle since 100 s, would park only after 168 h, and merges
+first): both conflicts avoided, 2 of 4 hunks delayed, no unnecessary denial. Before
+airspace-2026.12.1 #4's adjacency decayed to the floor (clear) and it still conflicted."""
 
 PARKED = (
     # the holder waits on review past the parked time: the steerer asks again when told

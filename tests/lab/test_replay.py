@@ -88,20 +88,20 @@ def test_figures_of_each_policy_are_those_known_by_construction(
     figures = scenario[3].figures
     base, obey, ack = figures["ignore"], figures["obey"], figures["acknowledge"]
     assert (base.conflicts, base.merges, base.denials, base.delayed_hunks) == (2, 6, 0, 0)
-    assert (obey.conflicts, obey.denials, obey.unnecessary_denials) == (1, 1, 0)
+    assert (obey.conflicts, obey.denials, obey.unnecessary_denials) == (0, 2, 0)
     assert obey.avoided is not None
-    assert obey.avoided.estimate == 0.5
-    # #2 re-applied its line over #1's: the conflict moved into the agent's own work
+    assert obey.avoided.estimate == 1.0
+    # #2 re-applied its line over #1's, #6 beside #3's: the conflicts moved into their own work
     assert obey.avoided_with_resync is not None
     assert obey.avoided_with_resync.estimate == 0.0
-    # ... a deferred line written over #1's, not a mainline merge that met #2's applied work
-    assert (obey.resync_conflicts, obey.resync_merge_conflicts) == (1, 0)
+    # ... deferred lines written over the others', not mainline merges that met applied work
+    assert (obey.resync_conflicts, obey.resync_merge_conflicts) == (2, 0)
     assert obey.avoided_with_resync_merges is not None
-    assert obey.avoided_with_resync_merges.estimate == 0.5
-    assert (obey.hunks, obey.delayed_hunks, obey.share_delayed.estimate) == (6, 1, 1 / 6)
-    assert obey.median_delay_h.estimate == pytest.approx(800 / 3600)
-    assert (ack.conflicts, ack.denials, ack.delayed_hunks, ack.unnecessary_denials) == (2, 1, 0, 0)
-    assert scenario[3].runs["obey"].pairs_clean == {"pr-1/pr-2": False}
+    assert obey.avoided_with_resync_merges.estimate == 1.0
+    assert (obey.hunks, obey.delayed_hunks, obey.share_delayed.estimate) == (6, 2, 2 / 6)
+    assert obey.median_delay_h.estimate == pytest.approx((800 + 2700) / 2 / 3600)
+    assert (ack.conflicts, ack.denials, ack.delayed_hunks, ack.unnecessary_denials) == (2, 2, 0, 0)
+    assert scenario[3].runs["obey"].pairs_clean == {"pr-1/pr-2": False, "pr-3/pr-6": False}
     assert ack.avoided is not None
     assert ack.avoided.estimate == 0.0
     # the baseline rebuilds history's tree at every mainline step
@@ -115,23 +115,22 @@ def test_events_say_what_each_agent_was_told(
     out = scenario[2]
     obey = events(out, "obey")
     denials = [(e["agent"], e["others"], e["t"] - T0) for e in obey if e["kind"] == "deny"]
-    assert denials == [("pr-2", ["pr-1"], 200)]
+    assert denials == [("pr-2", ["pr-1"], 200), ("pr-6", ["pr-3"], 2300)]
     told = next(e["told"] for e in obey if e["kind"] == "deny")
     assert "Resolution Advisory with pr-1" in told
     assert "`radar ack pr-1`" in told
     advisory = [e for e in obey if e["kind"] == "advisory"]
-    assert [(e["agent"], e["traffic"]) for e in advisory] == [
-        ("pr-5", ["pr-4"]),
-        ("pr-6", ["pr-3"]),
-    ]
+    assert [(e["agent"], e["traffic"]) for e in advisory] == [("pr-5", ["pr-4"])]
     told5 = next(e["told"] for e in advisory if e["agent"] == "pr-5")
     assert "git would merge these cleanly (pr-4 changed c.py line 10" in told5
     merge6 = next(e for e in obey if e["kind"] == "merge" and e["agent"] == "pr-6")
-    assert merge6["conflicts"] == ["b.py"]
-    assert merge6["counterparts"] == {"b.py": ["pr-3"]}
-    assert merge6["liveCounterparts"] == {"b.py": ["pr-3"]}  # #3 merged after #6 started
+    assert merge6["conflicts"] == []  # it waited for #3, then wrote its line beside #3's
+    base6 = next(e for e in events(out, "ignore") if e["kind"] == "merge" and e["agent"] == "pr-6")
+    assert base6["conflicts"] == ["b.py"]
+    assert base6["counterparts"] == {"b.py": ["pr-3"]}
+    assert base6["liveCounterparts"] == {"b.py": ["pr-3"]}  # #3 merged after #6 started
     acks = [e for e in events(out, "acknowledge") if e["kind"] == "ack"]
-    assert [(e["agent"], e["others"]) for e in acks] == [("pr-2", ["pr-1"])]
+    assert [(e["agent"], e["others"]) for e in acks] == [("pr-2", ["pr-1"]), ("pr-6", ["pr-3"])]
     assert acks[0]["said"][0].startswith("acknowledged pr-1 for pr-2 (local")
     assert not [e for e in events(out, "ignore") if e["kind"] in {"deny", "advisory"}]
     # #6 starts at 2300, after four merges and a push, but from where its branch forked
@@ -146,7 +145,7 @@ def test_the_source_repository_is_byte_for_byte_unchanged(
     assert fingerprint(repo) == before
 
 
-def test_the_hook_process_path_gives_the_same_answers_and_fresh_recency_denies_the_old_edit(
+def test_the_hook_process_path_and_fresh_recency_give_the_same_answers(
     scenario: tuple[Path, dict[str, str], Path, ReplayReport], tmp_path: Path
 ) -> None:
     repo, _, out, _ = scenario
@@ -160,11 +159,12 @@ def test_the_hook_process_path_gives_the_same_answers_and_fresh_recency_denies_t
                 for e in rows if e["kind"] in keep]  # fmt: skip
 
     assert answers(events(tmp_path / "hook", "obey")) == answers(events(out, "obey"))
-    assert hooked.figures["obey"].conflicts == 1
+    assert hooked.figures["obey"].conflicts == 0
     fresh = replay_window(history, policies=["obey"], out=tmp_path / "fresh", work=tmp_path,
                           recency="fresh", resamples=20)  # fmt: skip
-    # #3's 2,000-second-old abutting edit now counts as just made: #6 is denied, waits for #3
-    assert fresh.figures["obey"].conflicts == 0
+    # every edit counted as just made: the same answers, since neither overlap nor abutting
+    # lines fade (#6 is denied beside #3's 2,000-second-old line and waits for it either way)
+    assert answers(events(tmp_path / "fresh", "obey")) == answers(events(out, "obey"))
     delays = sorted(d for o in fresh.runs["obey"].outcomes() for d in o.delays_s)
     assert delays == [800.0, 2700.0]
 
@@ -218,29 +218,28 @@ def test_a_branch_merging_the_mainline_in_skips_that_merge_but_keeps_its_own_sid
     assert [sorted(f.path for f in c.files) for c in pr.commits] == [["t.py"], ["s.py"]]
 
 
-def test_overlap_days_old_is_still_denied_and_avoided_while_adjacency_decays(
+def test_overlapping_and_abutting_lines_days_old_are_still_denied_and_avoided(
     tmp_path: Path,
 ) -> None:
-    """Human pace (replay_scenario.SLOW): the other side's unmerged overlapping line conflicts
-    at merge however old it is, so obey denies it; an abutting line days old is clear."""
+    """Human pace (replay_scenario.SLOW): the other side's unmerged line conflicts at merge
+    however old it is, whether the edit shares it or touches it, so obey denies both."""
     repo = build_scenario(tmp_path / "source", SLOW)
     report = replay_window(read_window(repo, max_prs=10), policies=["obey"], out=tmp_path / "o",
                            work=tmp_path, resamples=20)  # fmt: skip
     base, obey = report.figures["ignore"], report.figures["obey"]
     assert (base.conflicts, base.merges) == (2, 4)
     assert (obey.conflicts, obey.denials, obey.unnecessary_denials, obey.delayed_hunks) == (
-        1, 1, 0, 1,
+        0, 2, 0, 2,
     )  # fmt: skip
     assert obey.avoided is not None
-    assert obey.avoided.estimate == 0.5
+    assert obey.avoided.estimate == 1.0
     rows = events(tmp_path / "o", "obey")
     denials = [(e["agent"], e["others"], e["t"] - T0) for e in rows if e["kind"] == "deny"]
-    assert denials == [("pr-2", ["pr-1"], 2 * DAY)]
-    assert not [e for e in rows if e["kind"] == "advisory"]  # #4 beside #3: decayed to clear
+    assert denials == [("pr-4", ["pr-3"], DAY), ("pr-2", ["pr-1"], 2 * DAY)]
     merges = {e["agent"]: e["conflicts"] for e in rows if e["kind"] == "merge"}
-    assert merges == {"pr-1": [], "pr-2": [], "pr-3": [], "pr-4": ["b.py"]}
+    assert merges == {"pr-1": [], "pr-2": [], "pr-3": [], "pr-4": []}
     delays = sorted(d for o in report.runs["obey"].outcomes() for d in o.delays_s)
-    assert delays == [3.0 * DAY]  # denied at 2 days, #1 merged at 5
+    assert delays == [3.0 * DAY, 3.0 * DAY]  # #4: 1 day -> #3 at 4; #2: 2 days -> #1 at 5
 
 
 @pytest.mark.parametrize("mode", ["session", "hook"])
@@ -409,18 +408,18 @@ def test_obey_with_a_cap_acknowledges_after_the_wait_and_keeps_the_conflicts(
     tmp_path: Path,
 ) -> None:
     """replay_scenario.SCENARIO with a 300-s cap: #2 (denied at 200, #1 merges at 1000) gives up
-    at 500, so it waits 300 s and conflicts as in the baseline (#5, whose identical edit git
-    merges cleanly, is not denied)."""
+    at 500 and #6 (denied at 2300, #3 merges at 5000) at 2600, so each waits 300 s and conflicts
+    as in the baseline (#5, whose identical edit git merges cleanly, is not denied)."""
     repo = build_scenario(tmp_path / "source")
     report = replay_window(read_window(repo, max_prs=10), policies=["obey"], out=tmp_path / "o",
                            work=tmp_path, resamples=20, max_wait_s=300)  # fmt: skip
     obey = report.figures["obey"]
-    assert (obey.conflicts, obey.denials, obey.delayed_hunks) == (2, 1, 1)
+    assert (obey.conflicts, obey.denials, obey.delayed_hunks) == (2, 2, 2)
     delays = sorted(d for o in report.runs["obey"].outcomes() for d in o.delays_s)
-    assert delays == [300.0]
+    assert delays == [300.0, 300.0]
     rows = events(tmp_path / "o", "obey")
     gave_up = [(e["agent"], e["others"], e["t"] - T0) for e in rows if e["kind"] == "giveup"]
-    assert gave_up == [("pr-2", ["pr-1"], 500)]
+    assert gave_up == [("pr-2", ["pr-1"], 500), ("pr-6", ["pr-3"], 2600)]
     assert json.loads((tmp_path / "o" / "summary.json").read_text())["maxWaitS"] == 300
 
 
