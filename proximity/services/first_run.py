@@ -20,6 +20,7 @@ from proximity.services.people import Person, person_ensure
 from proximity.services.repositories import repository_create
 from proximity.sources.git import GitError
 from proximity.sources.git._run import git_text
+from proximity.sources.git.mainline import default_mainline
 
 __all__ = ["FirstRun", "default_lead", "main_checkout", "repository_up"]
 
@@ -56,7 +57,8 @@ def main_checkout(path: str | Path) -> tuple[Path, str]:
     if not top or "bare" in first:
         raise InvalidInputError("a bare repository has no main worktree to read", field="path")
     branch = next((line[7:] for line in first if line.startswith("branch ")), "")
-    return Path(top), branch.removeprefix("refs/heads/") or "main"
+    # a detached main checkout: the mainline as an agent's hook reads it (origin/HEAD, main, master)
+    return Path(top), branch.removeprefix("refs/heads/") or default_mainline(top)
 
 
 def repository_up(

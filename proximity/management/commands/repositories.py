@@ -42,7 +42,11 @@ class Command(BaseCommand):
         add.add_argument("name", help="a slug; agents name it in their reports")
         add.add_argument("--path", default="", help="local clone (required with --watch)")
         add.add_argument("--scope", default="", help="who may see it (default: the name)")
-        add.add_argument("--base", default="main", help="the branch agents start from")
+        add.add_argument(
+            "--base",
+            default="",
+            help="the branch agents start from (default: the clone's origin/HEAD, main or master)",
+        )
         add.add_argument("--watch", action="store_true", help="read its worktrees periodically")
         add.add_argument("--webhook", default="", help="POST each trigger message here too")
         add.add_argument("--profile", default=DEFAULT_PROFILE)
@@ -78,7 +82,7 @@ class Command(BaseCommand):
                 name=options["name"],
                 path=options["path"],
                 scope=options["scope"],
-                base_branch=options["base"],
+                base_branch=options["base"] or _mainline(options["path"]),
                 watch=options["watch"],
                 webhook_url=options["webhook"],
                 profile=options["profile"],
@@ -90,7 +94,9 @@ class Command(BaseCommand):
         watched = f", watching {repo.path}" if repo.watch else ""
         checks = ", merge checks" if repo.merge_checks else ""
         checks += " with tests" if repo.merge_check_tests else ""
-        self.stdout.write(f"registered {repo.name} (scope {repo.scope}{watched}{checks})")
+        self.stdout.write(
+            f"registered {repo.name} (scope {repo.scope}, base {repo.base_branch}{watched}{checks})"
+        )
 
     def _list(self, options: dict[str, Any]) -> None:
         for r in repository_rows():
@@ -117,3 +123,12 @@ class Command(BaseCommand):
         except DomainError as exc:
             raise _problem(exc) from None
         self.stdout.write(f"removed {repo.name} (archived: its records and trails are kept)")
+
+
+def _mainline(path: str) -> str:
+    """The clone's own mainline (as an agent's hook reads it), else ``main`` without a clone."""
+    if not path:
+        return "main"
+    from proximity.sources.git.mainline import default_mainline
+
+    return default_mainline(path)

@@ -51,6 +51,22 @@ def test_add_registers_a_watched_repository_with_every_setting(clone: Path) -> N
     assert Path(repo.path) == clone.resolve()
 
 
+@pytest.mark.parametrize(("mainline", "expected"), [("main", "main"), ("master", "master")])
+def test_add_without_a_base_takes_the_clone_s_own_mainline(
+    tmp_path: Path, mainline: str, expected: str
+) -> None:
+    """As the agents' hooks read it: a repository on master is not registered against a main it
+    lacks (its watcher would read no worktree); without a clone, main."""
+    repo = ScriptedRepo.create(tmp_path, base=mainline)
+    repo.write("a.py", "a\n")
+    repo.commit("base")
+    out = _run("add", "web", "--path", str(repo.path()))
+    assert f"base {expected}" in out
+    assert Repository.objects.get(name="web").base_branch == expected
+    _run("add", "api")
+    assert Repository.objects.get(name="api").base_branch == "main"
+
+
 def test_add_can_opt_in_to_merge_checks_and_their_test_runs(clone: Path) -> None:
     out = _run("add", "web", "--path", str(clone), "--merge-checks", "--merge-check-tests")
     assert out.strip().endswith("merge checks with tests)")
