@@ -209,12 +209,11 @@ def _report(args: argparse.Namespace) -> int:
     done = 0
     while True:
         try:
-            if not session.gone:
-                print(session.report(intent=args.intent))
+            print(session.report(intent=args.intent))
         except (GitError, ServerError):
             if not session.gone:
                 raise
-        if session.gone:  # removed while reporting: its lines free now, not at the TTL
+        if session.gone:  # removed (before or while reporting): its lines free now, not at TTL
             print(session.leave())
             return 0
         from proximity.agent.quoting import message_line

@@ -245,16 +245,6 @@ def _base(value: object) -> str:
     return text
 
 
-def _detected_base(root: str | Path | None) -> str:
-    """No ``[radar] base``: the repository's own mainline (``origin/HEAD``, ``main``, ``master``),
-    so a repository on ``master`` is not read against a ``main`` it lacks (every read failing)."""
-    if root is None:
-        return "main"
-    from proximity.sources.git.mainline import default_mainline
-
-    return default_mainline(root)
-
-
 def _repository_server(
     radar: Mapping[str, Any], user: UserSettings, notes: list[str]
 ) -> str | None:
@@ -294,12 +284,15 @@ def load_config(
     user = _user_settings()
     notes: list[str] = []
     chosen = _repository_server(radar, user, notes)
+    from proximity.sources.git.mainline import default_mainline  # git only when base is unset
+
     config = RadarConfig(
         server=(server or env.get("RADAR_SERVER") or chosen or user.server or None),
         repository=(
             repository or env.get("RADAR_REPOSITORY") or radar.get("repository") or user.repository
         ),
-        base=_base(radar["base"]) if "base" in radar else _detected_base(root),
+        # unset: the repository's own mainline, not a "main" it may lack (every read failing)
+        base=_base(radar["base"]) if "base" in radar else default_mainline(root),
         profile=str(radar.get("profile", DEFAULT_PROFILE)),
         policy=_policy(policy_table),
         ignore=_ignore(radar),

@@ -75,10 +75,9 @@ def _content_hash(report: WorkingSetReport) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def _agent_for(
-    principal: Principal | None, report: WorkingSetReport, owner: Principal | None
-) -> Agent:
-    repo = Repository.objects.filter(name=report.repository).first()
+def _writable_repository(principal: Principal | None, name: str) -> Repository:
+    """The repository an agent writes to: missing and out of scope alike are 404, removed 409."""
+    repo = Repository.objects.filter(name=name).first()
     # principal None is the trusted internal watcher; every API caller has a principal.
     visible = repo is not None and (
         principal is None or can_see(principal, repo.scope, repo.disclosure)
@@ -86,6 +85,13 @@ def _agent_for(
     if repo is None or not visible:
         raise NotFoundError("repository")
     repository_writable(repo)
+    return repo
+
+
+def _agent_for(
+    principal: Principal | None, report: WorkingSetReport, owner: Principal | None
+) -> Agent:
+    repo = _writable_repository(principal, report.repository)
     return reporting_agent(
         principal=principal, repository=repo, agent_id=report.agent_id, owner=owner
     )
@@ -167,13 +173,7 @@ def working_set_leave(
     """
     now = now or timezone.now()
     with transaction.atomic():
-        repo = Repository.objects.filter(name=repository).first()
-        visible = repo is not None and (
-            principal is None or can_see(principal, repo.scope, repo.disclosure)
-        )
-        if repo is None or not visible:
-            raise NotFoundError("repository")
-        repository_writable(repo)
+        repo = _writable_repository(principal, repository)
         rows = Agent.objects.select_for_update(no_key=True)
         agent = rows.filter(repository=repo, agent_id=agent_id).first()
         if agent is None or (principal is not None and agent.principal_id != principal.pk):

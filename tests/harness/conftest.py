@@ -291,15 +291,22 @@ def model() -> Iterator[tuple[ModelServer, str]]:
         server.stop()
 
 
+@pytest.fixture
+def mainline(request: pytest.FixtureRequest) -> str:
+    """The repository's mainline branch: ``main`` unless a test asks for another (indirect)."""
+    return str(getattr(request, "param", "main"))
+
+
 @pytest.fixture(params=["claude", "codex", "gemini"])
 def bench(
     request: pytest.FixtureRequest,
     programs: dict[str, Program],
     model: tuple[ModelServer, str],
     tmp_path: Path,
+    mainline: str,
 ) -> Iterator[Bench]:
     harness = request.param
-    repo = ScriptedRepo.create(tmp_path)
+    repo = ScriptedRepo.create(tmp_path, base=mainline)
     repo.write("core.py", numbered(60))
     repo.commit("base")
     alice = repo.add_worktree("alice")

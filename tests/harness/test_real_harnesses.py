@@ -49,6 +49,18 @@ def test_colliding_edit_is_denied_with_our_reason_and_the_file_is_unchanged(benc
     assert _line(bench, 22) == "line 22"
 
 
+@pytest.mark.parametrize("mainline", ["master"], indirect=True)
+def test_a_repository_on_master_is_seen_without_any_base_configured(bench: Bench) -> None:
+    """No ``[radar] base``: the mainline is detected (``master`` here), so alice is seen. Before,
+    an unset base meant ``main``, every read failed, and this edit went through."""
+    assert not (bench.bob / ".radar.toml").exists()
+    _install_as_documented(bench)
+    run = bench.run(bench.edit_call("line 22\n", "bob 22\n"), "deny on master")
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "Resolution Advisory with alice" in run.after_call
+    assert _line(bench, 22) == "line 22"
+
+
 def test_far_edit_goes_through_with_no_output(bench: Bench) -> None:
     # First without our hooks: the harness's own wall time, the baseline of the figures.
     bare = bench.run(bench.edit_call("line 50\n", "bob 50\n"), "far edit, no hooks (baseline)")

@@ -15,6 +15,7 @@ from proximity.engine.airspace import DEFAULT_PROFILE
 from proximity.exceptions import DomainError
 from proximity.selectors.repositories import repository_named, repository_rows
 from proximity.services.repositories import repository_create, repository_remove
+from proximity.sources.git.mainline import default_mainline
 
 # The service names fields as the API's JSON does; people typed these flags.
 FLAGS = {
@@ -82,7 +83,7 @@ class Command(BaseCommand):
                 name=options["name"],
                 path=options["path"],
                 scope=options["scope"],
-                base_branch=options["base"] or _mainline(options["path"]),
+                base_branch=options["base"] or default_mainline(options["path"]),
                 watch=options["watch"],
                 webhook_url=options["webhook"],
                 profile=options["profile"],
@@ -123,12 +124,3 @@ class Command(BaseCommand):
         except DomainError as exc:
             raise _problem(exc) from None
         self.stdout.write(f"removed {repo.name} (archived: its records and trails are kept)")
-
-
-def _mainline(path: str) -> str:
-    """The clone's own mainline (as an agent's hook reads it), else ``main`` without a clone."""
-    if not path:
-        return "main"
-    from proximity.sources.git.mainline import default_mainline
-
-    return default_mainline(path)

@@ -23,9 +23,12 @@ _REMOTE_HEAD = "refs/remotes/origin/HEAD"
 _LOCAL = ("refs/heads/main", "refs/heads/master")
 
 
-def default_mainline(top: str | Path) -> str:
+def default_mainline(top: str | Path | None) -> str:
     """The mainline of the repository holding ``top``: ``origin/HEAD``'s branch (by its local
-    name when that branch exists here), else ``main``, else ``master``, else :data:`FALLBACK`."""
+    name when that branch exists here), else ``main``, else ``master``, else :data:`FALLBACK`
+    (also without a repository: ``top`` None or empty)."""
+    if not top:
+        return FALLBACK
     try:
         _, out = git(
             top,
