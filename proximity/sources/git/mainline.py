@@ -6,7 +6,8 @@ Until this, an unset ``[radar] base`` meant ``main``; in a repository whose main
 base, and the radar saw nobody: each check read "clear". git records the remote's default
 branch as the symbolic ref ``refs/remotes/origin/HEAD`` (set by ``git clone``); a local branch
 of that name is preferred to the remote-tracking one, since worktrees fork from and merge into
-the local branch. One read-only git call (remembered by a warm daemon like its other reads).
+the local branch. One read-only git call, two when the remote's default has another name
+(both remembered by a warm daemon like its other reads).
 """
 
 from __future__ import annotations
