@@ -141,6 +141,7 @@ class RepositoryForm(RepositoryFormBase):
             "webhook_url",
             "merge_checks",
             "merge_check_tests",
+            "parked_hours",
         )
 
     def clean(self) -> dict[str, Any]:
@@ -149,7 +150,7 @@ class RepositoryForm(RepositoryFormBase):
             return data
         names = (
             "name", "path", "scope", "base_branch", "watch", "webhook_url", "profile",
-            "merge_checks", "merge_check_tests",
+            "merge_checks", "merge_check_tests", "parked_hours",
         )  # fmt: skip
         try:
             settings = repository_settings_clean(RepositorySettings(**{n: data[n] for n in names}))

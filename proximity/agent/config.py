@@ -28,6 +28,7 @@ __all__ = [
     "UserSettings",
     "as_caller",
     "load_config",
+    "repository_parked_hours",
     "server_allowed",
     "user_config_path",
 ]
@@ -92,6 +93,9 @@ class RadarConfig:
     """``[radar] ignore``: globs of paths that are nobody's work (radar's own files always are)."""
     notes: tuple[str, ...] = ()
     """Settings the repository tried to choose and was not allowed to (one line each)."""
+    parked_hours: float | None = None
+    """``[radar] parked_hours``: the profile's parked time replaced (0: never parked); a
+    repository whose finished worktrees are removed may keep idle branches holding longer."""
 
     @property
     def remote(self) -> bool:
@@ -124,6 +128,39 @@ def _policy(table: Mapping[str, Any]) -> Policy:
         ack_ttl_minutes=_number(table, "ack_ttl_minutes", 240.0),
         drift=_choice(table, "drift", _DRIFT, "deny"),
     )
+
+
+# The longest parked time a repository may set: a year (a number, not a way to say "never").
+MAX_PARKED_HOURS = 8760.0
+
+
+def _parked_hours(radar: Mapping[str, Any]) -> float | None:
+    if "parked_hours" not in radar:
+        return None
+    value = radar["parked_hours"]
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not 0 <= value <= MAX_PARKED_HOURS
+    ):
+        raise ConfigError(
+            f"radar.parked_hours: must be a number of hours from 0 (never parked) to "
+            f"{MAX_PARKED_HOURS:g} (got {str(value)[:60]!r})"
+        )
+    return float(value)
+
+
+def repository_parked_hours(root: str | Path) -> float | None:
+    """``[radar] parked_hours`` of the ``.radar.toml`` at ``root`` (``None``: unset or no file),
+    so a server registering the clone answers with the parked time its agents' hooks use."""
+    path = Path(root) / CONFIG_FILE
+    radar = _toml(path).get("radar", {})
+    if not isinstance(radar, dict):
+        raise ConfigError(f"{path}: [radar] must be a table")
+    try:
+        return _parked_hours(radar)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
 
 
 def _ignore(radar: Mapping[str, Any]) -> tuple[str, ...]:
@@ -294,6 +331,7 @@ def load_config(
         # unset: the repository's own mainline, not a "main" it may lack (every read failing)
         base=_base(radar["base"]) if "base" in radar else default_mainline(root),
         profile=str(radar.get("profile", DEFAULT_PROFILE)),
+        parked_hours=_parked_hours(radar),
         policy=_policy(policy_table),
         ignore=_ignore(radar),
         source=str(Path(root) / CONFIG_FILE) if data and root is not None else None,

@@ -61,7 +61,7 @@ def _channels(f: Finding) -> str:
 
 
 # What the holder's context names as the parked time (the default profile's; a repository's
-# profile may differ, hence "by default").
+# profile or its ``[radar] parked_hours`` may set another, hence "by default").
 _DEFAULT_PARKED_H = (PROFILES[DEFAULT_PROFILE].parked_after_s or 0.0) / 3600.0
 
 
@@ -136,7 +136,7 @@ def _right_of_way_line(f: Finding, result: CheckResult) -> str:
     if f.hold == result.agent:
         why = (
             f" ({agent_ref(f.steer)} is parked: none of its files changed, nor was an edit of it "
-            f"denied, for the profile's parked time, {_DEFAULT_PARKED_H:g} h by default, so its "
+            f"denied, for the repository's parked time, {_DEFAULT_PARKED_H:g} h by default, so its "
             "earlier start yields to active work)"
             if f.steer in f.parked
             else ""
@@ -158,7 +158,7 @@ def _right_of_way_line(f: Finding, result: CheckResult) -> str:
     if f.steer == result.agent and f.holder_yields_at:
         line += (
             f" Ask again after {f.holder_yields_at}: if {agent_ref(f.hold)} changes nothing "
-            "before then, nor waits on a denial, it counts as parked (idle for the profile's "
+            "before then, nor waits on a denial, it counts as parked (idle for the repository's "
             "parked time) and yields right of way."
         )
     return line

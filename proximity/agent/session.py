@@ -320,6 +320,7 @@ class AgentSession:
                 files=entries,
                 written=written,
                 graph=lambda: _graph_within(near),
+                parked_after_hours=self.config.parked_hours,
             )
             return self.with_drift(result, drift.result())
         finally:

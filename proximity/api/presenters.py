@@ -73,6 +73,7 @@ def repository_out(repo: Repository) -> RepositoryOut:
         agent_count=getattr(repo, "agent_count", 0),  # annotated by repository_list
         merge_checks=repo.merge_checks,
         merge_check_tests=repo.merge_check_tests,
+        parked_hours=repo.parked_hours,
         archived_at=repo.archived_at,
     )
 

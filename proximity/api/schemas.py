@@ -154,6 +154,8 @@ class RepositoryOut(Out):
     agent_count: int
     merge_checks: bool = False
     merge_check_tests: bool = False
+    # The profile's parked time replaced (0: never parked); null: the profile's.
+    parked_hours: float | None = None
     # Set once removed: the repository takes no reports, its records stay readable.
     archived_at: AwareDatetime | None = None
 
@@ -170,6 +172,8 @@ class RepositoryIn(In):
     profile: str = Field(default=DEFAULT_PROFILE, max_length=32)
     merge_checks: bool = False
     merge_check_tests: bool = False
+    # strict: true is not a number of hours (the range is the service's)
+    parked_hours: float | None = Field(default=None, strict=True)
 
 
 class ScanOut(Out):

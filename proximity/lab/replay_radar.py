@@ -275,9 +275,10 @@ class RadarGate:
         files = engine_entries(session.worktree, planned, base=config.base)
         sets = self._sets_now(agent, now, wall)
         written = session.written(event.edits)
+        parked = config.parked_hours if self.parked_after_hours is None else self.parked_after_hours
         result = local_check(session.worktree, planned, base=config.base, profile=config.profile,
                              sets=sets, files=files, written=written,
-                             parked_after_hours=self.parked_after_hours)  # fmt: skip
+                             parked_after_hours=parked)  # fmt: skip
         result = session.with_drift(result, session.mainline_drift(files, written))
         decision = decide(result, config.policy)
         others = tuple(sorted({f.other for f in decision.findings}))

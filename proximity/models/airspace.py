@@ -29,6 +29,13 @@ class Repository(models.Model):
     # changes, on the merge and on each side (runs the repository's code on the worker).
     merge_check_tests = models.BooleanField(default=False)
     profile = models.CharField(max_length=32, default=DEFAULT_PROFILE)
+    # The profile's parked time replaced (0: never parked), as the repository's ``[radar]
+    # parked_hours`` replaces it for its agents' local checks; null: the profile's.
+    parked_hours = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="hours idle before a branch yields right of way; 0: never; empty: the profile's",
+    )
     webhook_url = models.URLField(blank=True, help_text="POST each trigger message here too")
     # Exact textual conflicts found by the last watch tick's dry-run merges (engine options shape).
     watch_conflicts = models.JSONField(default=list, blank=True)

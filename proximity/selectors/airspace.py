@@ -98,10 +98,14 @@ def airspace_inputs(
     asked = [[s.pk, s.agent.asked_at.isoformat()] for s in snapshots if s.agent.asked_at]
     if asked:  # a denied edit moves right of way without a new snapshot
         key.append(asked)
+    if repository.parked_hours is not None:  # so does the repository's parked time
+        key.append(["parkedHours", repository.parked_hours])
     digest = hashlib.sha256(json.dumps(key, separators=(",", ":")).encode()).hexdigest()
     options: dict[str, Any] = {"now": now.isoformat(), "history": _history(repository, now)}
     if conflicts:
         options["conflicts"] = conflicts
+    if repository.parked_hours is not None:
+        options["parkedAfterHours"] = repository.parked_hours
     airspace = {
         "agents": [_agent_json(s) for s in snapshots],
         "graph": {"adjacency": graph.adjacency if graph else {}},

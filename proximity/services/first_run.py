@@ -13,16 +13,17 @@ from pathlib import Path
 
 from django.db import transaction
 
+from proximity.agent.config import ConfigError, repository_parked_hours
 from proximity.engine.airspace import DEFAULT_PROFILE
 from proximity.exceptions import ConflictError, InvalidInputError
 from proximity.models import Repository
 from proximity.services.people import Person, person_ensure
-from proximity.services.repositories import repository_create
+from proximity.services.repositories import parked_hours_check, repository_create
 from proximity.sources.git import GitError
 from proximity.sources.git._run import git_text
 from proximity.sources.git.mainline import default_mainline
 
-__all__ = ["FirstRun", "default_lead", "main_checkout", "repository_up"]
+__all__ = ["FirstRun", "clone_parked_hours", "default_lead", "main_checkout", "repository_up"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,16 @@ def main_checkout(path: str | Path) -> tuple[Path, str]:
     return Path(top), branch.removeprefix("refs/heads/") or default_mainline(top)
 
 
+def clone_parked_hours(top: str | Path) -> float | None:
+    """The parked time the clone's own ``.radar.toml`` sets for its agents' hooks (``None``:
+    the profile's), so the server's checks and scans name the same holder as the hooks; a
+    malformed one is InvalidInputError naming ``parkedHours``."""
+    try:
+        return repository_parked_hours(top)
+    except ConfigError as exc:
+        raise InvalidInputError(str(exc), field="parkedHours") from None
+
+
 def repository_up(
     *,
     path: str | Path,
@@ -68,10 +79,16 @@ def repository_up(
     lead: str = "",
     base: str = "",
     profile: str = DEFAULT_PROFILE,
+    parked_hours: float | None = None,
 ) -> FirstRun:
-    """Register (or reuse) the repository at ``path`` watched, and link the lead to its scope."""
+    """Register (or reuse) the repository at ``path`` watched, and link the lead to its scope.
+
+    ``parked_hours`` (else the clone's ``[radar] parked_hours``, else the profile's) is set on
+    a reused registration too: running ``up`` again after the file changed brings it along."""
     top, branch = main_checkout(path)
     name = name or _slug(top.name)
+    if parked_hours is None:
+        parked_hours = clone_parked_hours(top)
     with transaction.atomic():
         repo = Repository.objects.filter(name=name).first()
         created = repo is None
@@ -83,6 +100,7 @@ def repository_up(
                 base_branch=base or branch,
                 watch=True,
                 profile=profile,
+                parked_hours=parked_hours,
             )
         elif Path(repo.path or "/nonexistent").resolve() != top.resolve():
             raise ConflictError(
@@ -90,9 +108,8 @@ def repository_up(
                 "choose another --name",
                 field="name",
             )
-        elif not repo.watch:
-            repo.watch = True
-            repo.save(update_fields=["watch"])
+        else:
+            _keep_up(repo, parked_hours)
         try:
             person = person_ensure(
                 username=lead or default_lead(), role="lead", scopes=[repo.scope]
@@ -100,3 +117,17 @@ def repository_up(
         except (ConflictError, InvalidInputError) as exc:  # about the lead, not the repository
             raise type(exc)(exc.message, field="lead") from None
     return FirstRun(repo, created, person)
+
+
+def _keep_up(repo: Repository, parked_hours: float | None) -> None:
+    """A reused registration watches again and takes the parked time now wanted."""
+    changed = []
+    if not repo.watch:
+        repo.watch = True
+        changed.append("watch")
+    if repo.parked_hours != parked_hours:
+        parked_hours_check(parked_hours)
+        repo.parked_hours = parked_hours
+        changed.append("parked_hours")
+    if changed:
+        repo.save(update_fields=changed)

@@ -6,6 +6,7 @@ admin translate them to their own flags and form fields.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, replace
 
@@ -23,6 +24,8 @@ from proximity.sources.git.worktrees import repository_root
 
 __all__ = [
     "RepositorySettings",
+    "parked_hours_check",
+    "parked_phrase",
     "repository_create",
     "repository_remove",
     "repository_settings_clean",
@@ -46,6 +49,30 @@ class RepositorySettings:
     profile: str = DEFAULT_PROFILE
     merge_checks: bool = False
     merge_check_tests: bool = False
+    parked_hours: float | None = None
+    """The profile's parked time replaced (0: never parked); ``None``: the profile's."""
+
+
+# The longest parked time a repository may set, as its ``.radar.toml`` may (agent/config.py).
+MAX_PARKED_HOURS = 8760.0
+
+
+def parked_hours_check(value: float | None) -> None:
+    """InvalidInputError naming ``parkedHours`` unless ``value`` is None or 0 to a year."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not math.isfinite(value) or not 0 <= value <= MAX_PARKED_HOURS:
+        raise InvalidInputError(
+            f"must be a number of hours from 0 (never parked) to {MAX_PARKED_HOURS:g}",
+            field="parkedHours",
+        )
+
+
+def parked_phrase(hours: float | None) -> str:
+    """How a command's line names a repository's parked time ("" for the profile's)."""
+    if hours is None:
+        return ""
+    return ", never parked" if hours == 0 else f", parked after {hours:g} h"
 
 
 def _name(value: str) -> None:
@@ -105,6 +132,7 @@ def repository_settings_clean(settings: RepositorySettings) -> RepositorySetting
         choices = ", ".join(sorted(PROFILES))
         raise InvalidInputError(f"must be one of {choices}", field="profile")
     _webhook(settings.webhook_url)
+    parked_hours_check(settings.parked_hours)
     path = _path(settings.path, watch=settings.watch)
     if settings.merge_checks and not settings.path:
         raise InvalidInputError("merge checks read the local clone: give its path", field="path")
@@ -143,6 +171,7 @@ def repository_create(
     profile: str = DEFAULT_PROFILE,
     merge_checks: bool = False,
     merge_check_tests: bool = False,
+    parked_hours: float | None = None,
 ) -> Repository:
     """Register a repository; nothing is stored unless every field is valid and the name free.
 
@@ -151,7 +180,16 @@ def repository_create(
     """
     _require(principal, "proximity.add_repository", "registering a repository")
     wanted = RepositorySettings(
-        name, path, scope, base_branch, watch, webhook_url, profile, merge_checks, merge_check_tests
+        name,
+        path,
+        scope,
+        base_branch,
+        watch,
+        webhook_url,
+        profile,
+        merge_checks,
+        merge_check_tests,
+        None if parked_hours is None else float(parked_hours),
     )
     clean = repository_settings_clean(wanted)
     # A removed repository keeps its name: its trails and advisories are filed under it.
@@ -174,6 +212,7 @@ def repository_create(
                 profile=clean.profile,
                 merge_checks=clean.merge_checks,
                 merge_check_tests=clean.merge_check_tests,
+                parked_hours=clean.parked_hours,
             )
     except IntegrityError:
         raise taken from None

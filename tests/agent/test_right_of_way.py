@@ -23,7 +23,7 @@ from proximity.agent.decide import decide
 from proximity.agent.mcp_server import server_for
 from proximity.dashboard.kanban import card_view
 from proximity.engine.findings import CheckResult
-from proximity.models import Agent, ProximityAdvisory
+from proximity.models import Agent, ProximityAdvisory, Repository
 from proximity.selectors.board import board_cards
 from proximity.services.scans import scan_run
 from proximity.sources.git import explicit_worktrees, read_working_set
@@ -394,3 +394,64 @@ def test_the_server_reads_a_wait_from_its_own_check_and_from_reports(
     later = timezone.now()
     _report(scene, "alice", callers["alice"], post_json, askedAt=later.isoformat())
     assert Agent.objects.get(agent_id="alice").asked_at == later
+
+
+def _parked_hours(scene: Scene, hours: float) -> None:
+    """The repository's ``[radar] parked_hours``, in both worktrees (radar's own file is
+    nobody's work, so writing it changes no working set)."""
+    for who in ("alice", "bob"):
+        (scene.repo.path(who) / ".radar.toml").write_text(f"[radar]\nparked_hours = {hours}\n")
+
+
+@pytest.mark.django_db
+def test_a_repository_that_never_parks_keeps_the_earlier_start_on_every_face(
+    parked: Scene, post_json: Any, lead: Any
+) -> None:
+    """The case above (alice idle eight days) in a repository that sets ``parked_hours = 0``
+    and registers with the same time (docs/DECISIONS.md, "A repository's parked time"): alice
+    is never parked, so her earlier start holds through the hook, `radar check`, MCP, the
+    server's check, the scan and the board, and bob is told no time to ask again."""
+    scene = parked
+    _parked_hours(scene, 0)
+    repo = make_repository("web", scope="team-a", path=str(scene.repo.root), parked_hours=0)
+    alice = bind_agents(make_caller("alice-agent", scopes=["team-a"], kind="agent"), "web", "alice")
+    bob = bind_agents(make_caller("bob-agent", scopes=["team-a"], kind="agent"), "web", "bob")
+    _report(scene, "alice", alice, post_json)
+    _report(scene, "bob", bob, post_json)
+    denied = _hook(scene, "bob", "bob 22\n")
+    assert denied["permissionDecision"] == "deny"
+    _steerer_denial(denied["permissionDecisionReason"])
+    assert "Ask again after" not in denied["permissionDecisionReason"]
+    run = scene.radar("check", str(scene.bob / "core.py"), "--lines", "22", cwd=scene.bob)
+    assert run.returncode == 2, run.stdout + run.stderr
+    _steerer_denial(run.stdout)
+    _steerer_denial(_mcp(scene, "bob", "22"))
+    [finding] = _server_check(post_json, bob, "bob", 22).findings
+    assert (finding.hold, finding.steer, finding.parked) == ("alice", "bob", ())
+    assert finding.holder_yields_at is None
+    scan_run(repository_id=repo.pk, now=timezone.now())
+    advisory = ProximityAdvisory.objects.get()
+    assert (advisory.hold.agent_id if advisory.hold else None) == "alice"
+    [card] = board_cards(lead.principal, repository="web")["resolution"][1]
+    assert (card.hold, card.steer) == ("alice", "bob")
+    # the profile's time again (the setting removed): the next scan parks alice, bob holds
+    Repository.objects.filter(pk=repo.pk).update(parked_hours=None)
+    scan_run(repository_id=repo.pk, now=timezone.now())
+    [now_open] = ProximityAdvisory.objects.filter(state="open")
+    assert (now_open.hold.agent_id if now_open.hold else None) == "bob"
+    [finding] = _server_check(post_json, bob, "bob", 22).findings
+    assert (finding.hold, finding.parked) == ("bob", ("alice",))
+
+
+def test_a_shorter_parked_time_lets_active_work_hold_sooner(
+    tmp_path: Path,
+    _state_dir: Path,  # noqa: PT019 (its value is the Scene's state dir)
+) -> None:
+    """alice idle two days: under the profile's 168 hours she holds; in a repository that sets
+    24 hours she is parked and bob holds, told why."""
+    scene = dated_pair(tmp_path, _state_dir, (22, 22), 22, alice_ago=2 * 24 * 60)
+    assert _hook(scene, "bob", "bob 22\n")["permissionDecision"] == "deny"
+    _parked_hours(scene, 24)
+    mine = _hook(scene, "bob", "bob 22\n")
+    assert "permissionDecision" not in mine
+    assert "you hold course (alice is parked" in mine["additionalContext"]

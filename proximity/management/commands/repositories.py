@@ -1,6 +1,7 @@
 """``manage.py repositories add|list|remove``: register the repositories agents report into.
 
-``add NAME --path P [--scope S] [--base main] [--watch] [--webhook URL] [--profile PROFILE]``,
+``add NAME --path P [--scope S] [--base main] [--watch] [--webhook URL] [--profile PROFILE]
+[--parked-hours H]``,
 ``list``, ``remove NAME [--yes]``. Bad input is one line naming the flag, and nothing is stored.
 """
 
@@ -14,7 +15,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from proximity.engine.airspace import DEFAULT_PROFILE
 from proximity.exceptions import DomainError
 from proximity.selectors.repositories import repository_named, repository_rows
-from proximity.services.repositories import repository_create, repository_remove
+from proximity.services.first_run import clone_parked_hours
+from proximity.services.repositories import parked_phrase, repository_create, repository_remove
 from proximity.sources.git.mainline import default_mainline
 
 # The service names fields as the API's JSON does; people typed these flags.
@@ -26,6 +28,7 @@ FLAGS = {
     "webhookUrl": "--webhook",
     "profile": "--profile",
     "mergeCheckTests": "--merge-check-tests",
+    "parkedHours": "--parked-hours",
 }
 
 
@@ -62,6 +65,13 @@ class Command(BaseCommand):
             help="the merge checks also run its tests that reach both sides' changes "
             "(runs the repository's code on the merge-check worker)",
         )
+        add.add_argument(
+            "--parked-hours",
+            type=float,
+            default=None,
+            help="hours idle before a branch yields right of way (0: never; default: the "
+            "clone's .radar.toml [radar] parked_hours, else the profile's)",
+        )
         sub.add_parser("list", help="every repository, with its agent count")
         remove = sub.add_parser("remove", help="delete a repository and everything reported")
         remove.add_argument("name")
@@ -78,6 +88,9 @@ class Command(BaseCommand):
                 "use `python manage.py up PATH`, or set REDIS_URL and run a worker and beat"
             )
         try:
+            parked = options["parked_hours"]
+            if parked is None and options["path"]:
+                parked = clone_parked_hours(options["path"])
             repo = repository_create(
                 principal=None,
                 name=options["name"],
@@ -89,12 +102,14 @@ class Command(BaseCommand):
                 profile=options["profile"],
                 merge_checks=options["merge_checks"],
                 merge_check_tests=options["merge_check_tests"],
+                parked_hours=parked,
             )
         except DomainError as exc:
             raise _problem(exc) from None
         watched = f", watching {repo.path}" if repo.watch else ""
         checks = ", merge checks" if repo.merge_checks else ""
         checks += " with tests" if repo.merge_check_tests else ""
+        checks += parked_phrase(repo.parked_hours)
         self.stdout.write(
             f"registered {repo.name} (scope {repo.scope}, base {repo.base_branch}{watched}{checks})"
         )

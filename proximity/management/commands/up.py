@@ -28,6 +28,7 @@ from proximity.engine.airspace import DEFAULT_PROFILE, PROFILES
 from proximity.exceptions import DomainError
 from proximity.management.commands.users import announce
 from proximity.services.first_run import repository_up
+from proximity.services.repositories import parked_phrase
 from proximity.services.watch import repository_watch_tick
 
 FLAGS = {
@@ -37,6 +38,7 @@ FLAGS = {
     "baseBranch": "--base",
     "lead": "--lead",
     "profile": "--profile",
+    "parkedHours": "--parked-hours",
 }
 QUEUES = "default,scans,overlap"
 
@@ -75,6 +77,13 @@ class Command(BaseCommand):
             help=f"scoring profile of a new registration (default {DEFAULT_PROFILE})",
         )
         parser.add_argument(
+            "--parked-hours",
+            type=float,
+            default=None,
+            help="hours idle before a branch yields right of way (0: never; default: the "
+            "clone's .radar.toml [radar] parked_hours, else the profile's)",
+        )
+        parser.add_argument(
             "--password-file", default=None, help="write a new lead's password here (0600)"
         )
         parser.add_argument("--no-serve", action="store_true", help="set up, then exit")
@@ -93,6 +102,7 @@ class Command(BaseCommand):
                 lead=options["lead"],
                 base=options["base"],
                 profile=options["profile"],
+                parked_hours=options["parked_hours"],
             )
         except DomainError as exc:
             raise _problem(exc) from None
@@ -100,7 +110,7 @@ class Command(BaseCommand):
         verb = "registered" if up.created else "already registered"
         self.stdout.write(
             f"{verb} {repo.name} (scope {repo.scope}, base {repo.base_branch}, "
-            f"profile {repo.profile})"
+            f"profile {repo.profile}{parked_phrase(repo.parked_hours)})"
         )
         self.stdout.write(f"watching every worktree of {repo.path}")
         outcome = repository_watch_tick(repository_id=repo.pk)

@@ -64,6 +64,9 @@ def test_a_watched_clone_is_stored_as_its_top_folder(staff, client, tmp_path: Pa
         ({"scope": "team a"}, "scope"),
         ({"name": "not a slug"}, "name"),
         ({"profile": "radar-v9"}, "profile"),
+        ({"parked_hours": "-1"}, "parked_hours"),
+        ({"parked_hours": "9000"}, "parked_hours"),
+        ({"parked_hours": "nan"}, "parked_hours"),
     ],
 )
 def test_the_form_names_the_bad_field_and_stores_nothing(staff, client, fields, field) -> None:
@@ -83,6 +86,18 @@ def test_a_change_goes_through_the_same_checks(staff, client) -> None:
     assert client.post(url, _form(base_branch="trunk")).status_code == 302
     repo.refresh_from_db()
     assert repo.base_branch == "trunk"
+
+
+def test_staff_set_and_clear_a_repository_s_parked_time(staff, client) -> None:
+    """0: never parked; blank: the profile's (docs/DECISIONS.md, "A repository's parked time")."""
+    repo = make_repository("web", scope="team-a")
+    url = reverse("admin:proximity_repository_change", args=[repo.pk])
+    assert client.post(url, _form(parked_hours="0")).status_code == 302
+    repo.refresh_from_db()
+    assert repo.parked_hours == 0
+    assert client.post(url, _form(parked_hours="")).status_code == 302
+    repo.refresh_from_db()
+    assert repo.parked_hours is None
 
 
 def test_staff_delete_a_repository_which_archives_it_with_their_name(staff, client) -> None:

@@ -36,6 +36,7 @@ def test_staff_registers_a_repository_and_everyone_in_scope_lists_it(
         "agentCount": 0,
         "mergeChecks": False,
         "mergeCheckTests": False,
+        "parkedHours": None,
         "archivedAt": None,
     }
     listed = client.get("/api/repositories", **partial.headers).json()
@@ -66,6 +67,10 @@ def test_a_watched_clone_is_registered_with_its_top_folder(staff, post_json, tmp
         ({}, "name"),
         ({"name": "web", "mergeChecks": True}, "path"),
         ({"name": "web", "path": "/srv/web", "mergeCheckTests": True}, "mergeCheckTests"),
+        ({"name": "web", "parkedHours": -1}, "parkedHours"),
+        ({"name": "web", "parkedHours": 8761}, "parkedHours"),
+        ({"name": "web", "parkedHours": True}, "parkedHours"),
+        ({"name": "web", "parkedHours": "a week"}, "parkedHours"),
     ],
 )
 def test_bad_input_is_422_naming_the_field_and_stores_nothing(
@@ -86,6 +91,15 @@ def test_staff_opts_a_repository_in_to_merge_checks_with_tests(staff, post_json)
     assert (created.json()["mergeChecks"], created.json()["mergeCheckTests"]) == (True, True)
     stored = Repository.objects.get()
     assert (stored.merge_checks, stored.merge_check_tests) == (True, True)
+
+
+@pytest.mark.parametrize(("sent", "stored"), [(0, 0.0), (36.5, 36.5), (None, None)])
+def test_staff_sets_a_repository_s_parked_time(staff, post_json, sent, stored) -> None:
+    """0: never parked; null: the profile's (docs/DECISIONS.md, "A repository's parked time")."""
+    created = post_json("/api/repositories", {"name": "web", "parkedHours": sent}, staff)
+    assert created.status_code == 201, created.content
+    assert created.json()["parkedHours"] == stored
+    assert Repository.objects.get().parked_hours == stored
 
 
 def test_a_taken_name_is_409_naming_it(staff, post_json) -> None:

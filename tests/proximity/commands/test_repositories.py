@@ -67,6 +67,24 @@ def test_add_without_a_base_takes_the_clone_s_own_mainline(
     assert Repository.objects.get(name="api").base_branch == "main"
 
 
+def test_add_takes_the_parked_time_from_the_flag_else_from_the_clone_s_radar_toml(
+    clone: Path,
+) -> None:
+    """So the server's checks and scans name the holder the agents' hooks name; a malformed
+    file is one line naming the setting, and nothing is stored."""
+    (clone / ".radar.toml").write_text("[radar]\nparked_hours = 0\n")
+    assert _run("add", "web", "--path", str(clone)).strip().endswith("never parked)")
+    out = _run("add", "api", "--path", str(clone), "--parked-hours", "36")
+    assert out.strip().endswith("parked after 36 h)")
+    (clone / ".radar.toml").write_text("[radar]\nparked_hours = true\n")
+    with pytest.raises(
+        CommandError, match=r"^--parked-hours: \S+/\.radar\.toml: radar\.parked_hours"
+    ):
+        _run("add", "cli", "--path", str(clone))
+    stored = dict(Repository.objects.values_list("name", "parked_hours"))
+    assert stored == {"web": 0.0, "api": 36.0}
+
+
 def test_add_can_opt_in_to_merge_checks_and_their_test_runs(clone: Path) -> None:
     out = _run("add", "web", "--path", str(clone), "--merge-checks", "--merge-check-tests")
     assert out.strip().endswith("merge checks with tests)")
@@ -95,6 +113,9 @@ def test_add_without_a_scope_uses_the_name_and_needs_no_clone() -> None:
         (["add", "existing"], "NAME"),
         (["add", "web", "--merge-checks"], "--path"),
         (["add", "web", "--path", "/srv/x", "--merge-check-tests"], "--merge-check-tests"),
+        (["add", "web", "--parked-hours", "-1"], "--parked-hours"),
+        (["add", "web", "--parked-hours", "nan"], "--parked-hours"),
+        (["add", "web", "--parked-hours", "9000"], "--parked-hours"),
     ],
 )
 def test_bad_input_is_one_line_naming_the_flag_and_stores_nothing(args: list[str], flag: str):

@@ -69,6 +69,26 @@ def test_up_again_reuses_the_repository_and_keeps_the_password(invkit: ScriptedR
     assert Repository.objects.count() == 1
 
 
+def test_up_takes_the_clone_s_parked_time_and_brings_a_change_along(invkit: ScriptedRepo) -> None:
+    """The hooks read ``[radar] parked_hours`` from the worktree; the registration takes the
+    main checkout's, and running up again after the file changed (or with the flag) updates it."""
+    toml = invkit.root / ".radar.toml"
+    toml.write_text("[radar]\nparked_hours = 0\n")
+    assert "never parked" in _up(str(invkit.root), "--lead", "dana")
+    assert Repository.objects.get().parked_hours == 0
+    toml.write_text("[radar]\nparked_hours = 48\n")
+    assert "parked after 48 h" in _up(str(invkit.root), "--lead", "dana")
+    assert Repository.objects.get().parked_hours == 48
+    _up(str(invkit.root), "--lead", "dana", "--parked-hours", "12")
+    assert Repository.objects.get().parked_hours == 12
+    toml.unlink()
+    _up(str(invkit.root), "--lead", "dana")
+    assert Repository.objects.get().parked_hours is None
+    with pytest.raises(CommandError, match=r"^--parked-hours: must be a number of hours"):
+        _up(str(invkit.root), "--lead", "dana", "--parked-hours", "-2")
+    assert Repository.objects.get().parked_hours is None
+
+
 def test_up_writes_a_new_leads_password_to_a_0600_file(invkit: ScriptedRepo, tmp_path) -> None:
     target = tmp_path / "dana.password"
     out = _up(str(invkit.root), "--lead", "dana", "--password-file", str(target))
