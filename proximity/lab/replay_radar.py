@@ -128,7 +128,6 @@ class RadarGate:
         recency: str = "historical",
         ack_ttl_s: float = 240 * 60.0,
         bases: str = "as-read",
-        parked_after_hours: float | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode: must be one of {', '.join(MODES)} (got {mode!r})")
@@ -138,9 +137,6 @@ class RadarGate:
             raise ValueError(f"bases: must be one of {', '.join(BASES)} (got {bases!r})")
         if bases == "mapped" and mode == "hook":
             raise ValueError("bases: 'mapped' needs mode 'session' (a hook process reads as-is)")
-        if parked_after_hours is not None and mode == "hook":
-            raise ValueError("parked_after_hours: needs mode 'session' (a hook reads its profile)")
-        self.parked_after_hours = parked_after_hours
         self.mode, self.recency, self.ack_ttl_s, self.bases = mode, recency, ack_ttl_s, bases
         self._bases: dict[str, str | None] = {}
         self._mapped: dict[tuple[str, str | None], tuple[WorkingSet, WorkingSet]] = {}
@@ -275,10 +271,9 @@ class RadarGate:
         files = engine_entries(session.worktree, planned, base=config.base)
         sets = self._sets_now(agent, now, wall)
         written = session.written(event.edits)
-        parked = config.parked_hours if self.parked_after_hours is None else self.parked_after_hours
         result = local_check(session.worktree, planned, base=config.base, profile=config.profile,
                              sets=sets, files=files, written=written,
-                             parked_after_hours=parked)  # fmt: skip
+                             parked_after_hours=config.parked_hours)  # fmt: skip
         result = session.with_drift(result, session.mainline_drift(files, written))
         decision = decide(result, config.policy)
         others = tuple(sorted({f.other for f in decision.findings}))

@@ -85,6 +85,8 @@ class ReplayRepo:
         self.git_dir = root / "replay.git"
         self.agents_dir = root / "agents"
         self.scratch = root / "scratch"
+        self.parked_hours: float | None = None
+        """``[radar] parked_hours`` of the agents' ``.radar.toml`` (None: the profile's)."""
 
     # -- plumbing ---------------------------------------------------------------------------
     def run(
@@ -151,7 +153,10 @@ class ReplayRepo:
         """A worktree on a new branch ``agent`` at ``base`` (default: the mainline's tip)."""
         path = self.worktree(agent)
         self.run(["worktree", "add", "-q", "-b", agent, str(path), base or f"refs/heads/{MAIN}"])
-        (path / ".radar.toml").write_text(_RADAR_TOML, encoding="utf-8")
+        policy = _RADAR_TOML
+        if self.parked_hours is not None:  # the repository's setting, as a team would set it
+            policy = policy.replace("[policy]", f"parked_hours = {self.parked_hours!r}\n\n[policy]")
+        (path / ".radar.toml").write_text(policy, encoding="utf-8")
         return path
 
     def remove_agent(self, agent: str) -> None:

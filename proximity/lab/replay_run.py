@@ -500,13 +500,14 @@ def run_policy(
     """Replay ``events`` under ``policy`` from ``start`` in ``repo``; events go to ``log``.
 
     ``max_wait_s`` caps how long an *obey* agent waits on a denial (then it acknowledges).
-    ``parked_after_hours`` replaces the profile's parked time (0: never parked).
+    ``parked_after_hours`` replaces the profile's parked time (0: never parked), as the
+    repository's ``[radar] parked_hours`` in every agent's ``.radar.toml``.
     """
     if policy not in POLICIES:
         raise ValueError(f"policy: must be one of {', '.join(POLICIES)} (got {policy!r})")
     repo.reset_main(start)
-    gate = RadarGate(mode=mode, recency=recency, ack_ttl_s=ack_ttl_s, bases=bases,
-                     parked_after_hours=parked_after_hours)  # fmt: skip
+    repo.parked_hours = parked_after_hours
+    gate = RadarGate(mode=mode, recency=recency, ack_ttl_s=ack_ttl_s, bases=bases)
     driver = _Driver(policy, repo, gate, {p.number: p for p in prs}, log, build_breaks, copies)
     driver.replayed[start] = (repo.main(), 0)
     began = time.monotonic()

@@ -277,6 +277,29 @@ def test_a_denied_agent_asks_again_when_the_idle_holder_parks(tmp_path: Path, mo
     assert delays == [float(parks - 2 * DAY)]  # denied at 2 days, asked again as #1 parked
 
 
+@pytest.mark.parametrize("mode", ["session", "hook"])
+def test_a_repository_that_never_parks_keeps_the_steerer_waiting_for_the_merge(
+    tmp_path: Path, mode: str
+) -> None:
+    """replay_scenario.PARKED with ``parked_hours = 0`` in every agent's ``.radar.toml`` (what
+    ``--parked-hours 0`` sets): #1 never parks, so #2's denial gives no time to ask again; #2
+    waits for #1's merge and brings it in: the conflict is avoided, at the cost of #2's wait."""
+    repo = build_scenario(tmp_path / "source", PARKED)
+    report = replay_window(read_window(repo, max_prs=10), policies=["obey"], out=tmp_path / "o",
+                           work=tmp_path, resamples=20, mode=mode,
+                           parked_after_hours=0)  # fmt: skip
+    base, obey = report.figures["ignore"], report.figures["obey"]
+    assert (base.conflicts, obey.conflicts, obey.denials, obey.unnecessary_denials) == (1, 0, 1, 0)
+    rows = events(tmp_path / "o", "obey")
+    [defer] = [e for e in rows if e["kind"] == "defer"]
+    assert defer.get("askAgainAt") is None
+    assert [e for e in rows if e["kind"] == "reask"] == []
+    merges = {e["agent"]: e["conflicts"] for e in rows if e["kind"] == "merge"}
+    assert merges == {"pr-1": [], "pr-2": []}
+    delays = sorted(d for o in report.runs["obey"].outcomes() for d in o.delays_s)
+    assert delays == [float(10 * DAY - 2 * DAY)]  # denied at 2 days, #1 merged at 10
+
+
 @pytest.mark.parametrize(("bases", "conflicts", "denials"), [("as-read", 1, 0), ("mapped", 0, 1)])
 def test_lines_on_different_bases_meet_only_once_renumbered_onto_one_base(
     tmp_path: Path, bases: str, conflicts: int, denials: int

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from proximity.agent.config import MAX_PARKED_HOURS
 from proximity.engine.replay.schedule import CLOSINGS, ORDERS
 from proximity.lab.replay_history import read_window
 from proximity.lab.replay_radar import BASES, MODES, RECENCY
@@ -84,8 +85,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--parked-hours",
             type=float,
-            help="replace the profile's parked time (an agent idle this long yields right of "
-            "way; 0: never parked), to measure another value on this history",
+            help="the repository's parked time (an agent idle this long yields right of way; "
+            "0: never parked), set as [radar] parked_hours, to measure another value",
         )
         parser.add_argument("--lookback-days", type=float, default=30.0)
         parser.add_argument("--resamples", type=int, default=1000)
@@ -105,10 +106,10 @@ class Command(BaseCommand):
         if wait is not None and not wait > 0:
             raise CommandError("--max-wait-hours: must be a positive number of hours")
         parked = o["parked_hours"]
-        if parked is not None and not (parked >= 0 and math.isfinite(parked)):
-            raise CommandError("--parked-hours: must be a number of hours, 0 or more")
-        if parked is not None and o["mode"] == "hook":
-            raise CommandError("--parked-hours: needs --mode session")
+        if parked is not None and not (math.isfinite(parked) and 0 <= parked <= MAX_PARKED_HOURS):
+            raise CommandError(
+                f"--parked-hours: must be a number of hours from 0 to {MAX_PARKED_HOURS:g}"
+            )
         if o["closed_at"] != "window-end" and o["closed_prs"] != "include":
             raise CommandError("--closed-at: needs --closed-prs include")
         try:

@@ -85,7 +85,7 @@ def test_closed_prs_include_adds_the_closed_pull_requests_and_refuses_other_valu
         (["--closed-prs", "include", "--closed-at", "never"], "--closed-at"),
         (["--parked-hours", "-1"], "--parked-hours: must be"),
         (["--parked-hours", "nan"], "--parked-hours: must be"),
-        (["--parked-hours", "24", "--mode", "hook"], "--parked-hours: needs --mode session"),
+        (["--parked-hours", "9000"], "--parked-hours: must be"),
     ],
 )
 def test_bad_input_is_refused_naming_the_option(
