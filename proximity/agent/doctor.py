@@ -268,6 +268,7 @@ def _mainline(top: Path, overrides: Mapping[str, str | None], out: Lines) -> Non
         config = load_config(top, **overrides)
     except ConfigError:
         return  # already reported with the server settings
+    out.append(("info", _parked_line(config.parked_hours, config.profile)))
     if config.policy.drift == "off":
         out.append(("info", "mainline drift: off (policy.drift)"))
         return
@@ -281,6 +282,20 @@ def _mainline(top: Path, overrides: Mapping[str, str | None], out: Lines) -> Non
         out.append(("problem", f"mainline drift: {base!r} does not resolve in this clone; {fix}"))
         return
     out.append(("info", f"mainline drift: planned lines checked against {base} ({commit[:12]})"))
+
+
+def _parked_line(hours: float | None, profile: str) -> str:
+    """How long an idle branch keeps right of way here, and where that comes from."""
+    if hours == 0:
+        return "right of way: an idle branch never yields ([radar] parked_hours = 0)"
+    if hours is not None:
+        return f"right of way: an idle branch yields after {hours:g} h ([radar] parked_hours)"
+    from proximity.engine.airspace.profiles import PROFILES
+
+    after = PROFILES[profile].parked_after_s if profile in PROFILES else None
+    if not after:
+        return f"right of way: an idle branch never yields (profile {profile})"
+    return f"right of way: an idle branch yields after {after / 3600:g} h (profile {profile})"
 
 
 def _report(out: Lines) -> int:

@@ -42,3 +42,21 @@ def test_radar_check_refuses_a_malformed_parked_time_with_one_line(scene: Scene)
     assert run.stdout == ""
     [line] = run.stderr.splitlines()
     assert "radar.parked_hours: must be a number of hours" in line
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ("parked_hours = 0", "an idle branch never yields ([radar] parked_hours = 0)"),
+        ("parked_hours = 36", "an idle branch yields after 36 h ([radar] parked_hours)"),
+        ('profile = "ecc-v0"', "an idle branch never yields (profile ecc-v0)"),
+    ],
+)
+def test_doctor_says_how_long_an_idle_branch_keeps_right_of_way(
+    scene: Scene, written: str, said: str
+) -> None:
+    (scene.bob / ".radar.toml").write_text(f"[radar]\n{written}\n")
+    run = scene.radar(
+        "hooks", "doctor", "--harness", "claude", "--path", str(scene.bob), cwd=scene.bob
+    )
+    assert f"right of way: {said}" in run.stdout, run.stdout + run.stderr
