@@ -15,6 +15,7 @@ from django.core.validators import URLValidator, validate_slug
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from proximity.agent.config import MAX_PARKED_HOURS  # the same ceiling as a .radar.toml's
 from proximity.engine.airspace import DEFAULT_PROFILE, PROFILES
 from proximity.exceptions import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from proximity.models import Principal, Repository
@@ -51,10 +52,6 @@ class RepositorySettings:
     merge_check_tests: bool = False
     parked_hours: float | None = None
     """The profile's parked time replaced (0: never parked); ``None``: the profile's."""
-
-
-# The longest parked time a repository may set, as its ``.radar.toml`` may (agent/config.py).
-MAX_PARKED_HOURS = 8760.0
 
 
 def parked_hours_check(value: float | None) -> None:
