@@ -28,7 +28,6 @@ __all__ = [
     "UserSettings",
     "as_caller",
     "load_config",
-    "repository_parked_hours",
     "server_allowed",
     "user_config_path",
 ]
@@ -130,37 +129,13 @@ def _policy(table: Mapping[str, Any]) -> Policy:
     )
 
 
-# The longest parked time a repository may set: a year (a number, not a way to say "never").
-MAX_PARKED_HOURS = 8760.0
-
-
 def _parked_hours(radar: Mapping[str, Any]) -> float | None:
-    if "parked_hours" not in radar:
-        return None
-    value = radar["parked_hours"]
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not 0 <= value <= MAX_PARKED_HOURS
-    ):
-        raise ConfigError(
-            f"radar.parked_hours: must be a number of hours from 0 (never parked) to "
-            f"{MAX_PARKED_HOURS:g} (got {str(value)[:60]!r})"
-        )
-    return float(value)
+    from proximity.sources.radar_files import parked_hours
 
-
-def repository_parked_hours(root: str | Path) -> float | None:
-    """``[radar] parked_hours`` of the ``.radar.toml`` at ``root`` (``None``: unset or no file),
-    so a server registering the clone answers with the parked time its agents' hooks use."""
-    path = Path(root) / CONFIG_FILE
-    radar = _toml(path).get("radar", {})
-    if not isinstance(radar, dict):
-        raise ConfigError(f"{path}: [radar] must be a table")
     try:
-        return _parked_hours(radar)
-    except ConfigError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        return parked_hours(radar)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _ignore(radar: Mapping[str, Any]) -> tuple[str, ...]:

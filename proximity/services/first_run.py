@@ -13,7 +13,6 @@ from pathlib import Path
 
 from django.db import transaction
 
-from proximity.agent.config import ConfigError, repository_parked_hours
 from proximity.engine.airspace import DEFAULT_PROFILE
 from proximity.exceptions import ConflictError, InvalidInputError
 from proximity.models import Repository
@@ -22,6 +21,7 @@ from proximity.services.repositories import parked_hours_check, repository_creat
 from proximity.sources.git import GitError
 from proximity.sources.git._run import git_text
 from proximity.sources.git.mainline import default_mainline
+from proximity.sources.radar_files import clone_parked_hours as read_parked_hours
 
 __all__ = ["FirstRun", "clone_parked_hours", "default_lead", "main_checkout", "repository_up"]
 
@@ -67,8 +67,8 @@ def clone_parked_hours(top: str | Path) -> float | None:
     the profile's), so the server's checks and scans name the same holder as the hooks; a
     malformed one is InvalidInputError naming ``parkedHours``."""
     try:
-        return repository_parked_hours(top)
-    except ConfigError as exc:
+        return read_parked_hours(str(top))
+    except ValueError as exc:
         raise InvalidInputError(str(exc), field="parkedHours") from None
 
 

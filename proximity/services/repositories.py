@@ -15,13 +15,13 @@ from django.core.validators import URLValidator, validate_slug
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from proximity.agent.config import MAX_PARKED_HOURS  # the same ceiling as a .radar.toml's
 from proximity.engine.airspace import DEFAULT_PROFILE, PROFILES
 from proximity.exceptions import ConflictError, ForbiddenError, InvalidInputError, NotFoundError
 from proximity.models import Principal, Repository
 from proximity.selectors.access import can_see, holds_permission
 from proximity.sources.git import GitError
 from proximity.sources.git.worktrees import repository_root
+from proximity.sources.radar_files import MAX_PARKED_HOURS  # the same ceiling as a .radar.toml's
 
 __all__ = [
     "RepositorySettings",

@@ -13,14 +13,17 @@ from __future__ import annotations
 import fnmatch
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
 __all__ = [
     "BACKUP_PATTERNS",
+    "MAX_PARKED_HOURS",
     "RADAR_FILES",
+    "clone_parked_hours",
     "ignore_globs",
     "is_radar_file",
+    "parked_hours",
     "repository_ignore_globs",
     "without_radar_files",
 ]
@@ -94,6 +97,52 @@ def ignore_globs(radar_table: Mapping[str, Any]) -> tuple[str, ...]:
             f"radar.ignore: at most {_MAX_GLOBS} globs of {_MAX_GLOB_CHARS} characters"
         )
     return tuple(g.strip() for g in value)
+
+
+#: The longest parked time a repository may set: a year (a number, not a second way to say never).
+MAX_PARKED_HOURS = 8760.0
+
+
+def parked_hours(radar_table: Mapping[str, Any]) -> float | None:
+    """``parked_hours`` of a ``.radar.toml``'s ``[radar]`` table (``None``: unset, the
+    profile's); ``ValueError`` names it. Read here because both the agents' hooks and the
+    server's registration of the clone read it, and must agree."""
+    if "parked_hours" not in radar_table:
+        return None
+    value = radar_table["parked_hours"]
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not 0 <= value <= MAX_PARKED_HOURS
+    ):
+        raise ValueError(
+            f"radar.parked_hours: must be a number of hours from 0 (never parked) to "
+            f"{MAX_PARKED_HOURS:g} (got {str(value)[:60]!r})"
+        )
+    return float(value)
+
+
+def clone_parked_hours(root: str) -> float | None:
+    """``[radar] parked_hours`` of the ``.radar.toml`` at ``root`` (``None``: unset or no
+    file), the clone the operator registers; ``ValueError`` names the file and the setting."""
+    from proximity.sources.limits import MAX_READ_BYTES, read_bounded
+
+    path = Path(root) / ".radar.toml"
+    try:
+        data = read_bounded(path, MAX_READ_BYTES, follow=True)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ValueError(f"{path}: {exc.strerror or exc}") from None
+    if data is None:
+        raise ValueError(f"{path}: not a readable file of at most {MAX_READ_BYTES} bytes")
+    try:
+        table = tomllib.loads(data.decode("utf-8")).get("radar", {})
+        if not isinstance(table, dict):
+            raise ValueError("[radar] must be a table")
+        return parked_hours(table)
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, ValueError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
 
 
 def repository_ignore_globs(repo: str, *, base: str) -> tuple[str, ...]:

@@ -12,13 +12,13 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from proximity.agent.config import MAX_PARKED_HOURS
 from proximity.engine.replay.schedule import CLOSINGS, ORDERS
 from proximity.lab.replay_history import read_window
 from proximity.lab.replay_radar import BASES, MODES, RECENCY
 from proximity.lab.replay_report import format_report, replay_window
 from proximity.lab.replay_run import POLICIES
 from proximity.sources.git._run import GitError
+from proximity.sources.radar_files import MAX_PARKED_HOURS
 
 
 class Command(BaseCommand):
