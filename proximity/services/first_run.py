@@ -21,7 +21,7 @@ from proximity.services.repositories import parked_hours_check, repository_creat
 from proximity.sources.git import GitError
 from proximity.sources.git._run import git_text
 from proximity.sources.git.mainline import default_mainline
-from proximity.sources.radar_files import clone_parked_hours as read_parked_hours
+from proximity.sources.radar_files import read_parked_hours
 
 __all__ = ["FirstRun", "clone_parked_hours", "default_lead", "main_checkout", "repository_up"]
 

@@ -6,7 +6,6 @@ admin translate them to their own flags and form fields.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, replace
 
@@ -21,7 +20,7 @@ from proximity.models import Principal, Repository
 from proximity.selectors.access import can_see, holds_permission
 from proximity.sources.git import GitError
 from proximity.sources.git.worktrees import repository_root
-from proximity.sources.radar_files import MAX_PARKED_HOURS  # the same ceiling as a .radar.toml's
+from proximity.sources.radar_files import MAX_PARKED_HOURS, parked_hours_ok
 
 __all__ = [
     "RepositorySettings",
@@ -58,7 +57,7 @@ def parked_hours_check(value: float | None) -> None:
     """InvalidInputError naming ``parkedHours`` unless ``value`` is None or 0 to a year."""
     if value is None:
         return
-    if isinstance(value, bool) or not math.isfinite(value) or not 0 <= value <= MAX_PARKED_HOURS:
+    if not parked_hours_ok(value):
         raise InvalidInputError(
             f"must be a number of hours from 0 (never parked) to {MAX_PARKED_HOURS:g}",
             field="parkedHours",

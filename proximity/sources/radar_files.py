@@ -20,10 +20,11 @@ __all__ = [
     "BACKUP_PATTERNS",
     "MAX_PARKED_HOURS",
     "RADAR_FILES",
-    "clone_parked_hours",
     "ignore_globs",
     "is_radar_file",
     "parked_hours",
+    "parked_hours_ok",
+    "read_parked_hours",
     "repository_ignore_globs",
     "without_radar_files",
 ]
@@ -103,6 +104,15 @@ def ignore_globs(radar_table: Mapping[str, Any]) -> tuple[str, ...]:
 MAX_PARKED_HOURS = 8760.0
 
 
+def parked_hours_ok(value: object) -> bool:
+    """A parked time a repository may set: a number of hours from 0 to a year (not a bool)."""
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and 0 <= value <= MAX_PARKED_HOURS  # NaN compares false
+    )
+
+
 def parked_hours(radar_table: Mapping[str, Any]) -> float | None:
     """``parked_hours`` of a ``.radar.toml``'s ``[radar]`` table (``None``: unset, the
     profile's); ``ValueError`` names it. Read here because both the agents' hooks and the
@@ -110,11 +120,7 @@ def parked_hours(radar_table: Mapping[str, Any]) -> float | None:
     if "parked_hours" not in radar_table:
         return None
     value = radar_table["parked_hours"]
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not 0 <= value <= MAX_PARKED_HOURS
-    ):
+    if not parked_hours_ok(value):
         raise ValueError(
             f"radar.parked_hours: must be a number of hours from 0 (never parked) to "
             f"{MAX_PARKED_HOURS:g} (got {str(value)[:60]!r})"
@@ -122,7 +128,7 @@ def parked_hours(radar_table: Mapping[str, Any]) -> float | None:
     return float(value)
 
 
-def clone_parked_hours(root: str) -> float | None:
+def read_parked_hours(root: str) -> float | None:
     """``[radar] parked_hours`` of the ``.radar.toml`` at ``root`` (``None``: unset or no
     file), the clone the operator registers; ``ValueError`` names the file and the setting."""
     from proximity.sources.limits import MAX_READ_BYTES, read_bounded

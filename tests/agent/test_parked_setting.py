@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from proximity.agent.config import ConfigError, load_config
-from proximity.sources.radar_files import clone_parked_hours
+from proximity.sources.radar_files import read_parked_hours
 from tests.agent.conftest import Scene
 
 
@@ -17,14 +17,14 @@ from tests.agent.conftest import Scene
 def test_a_parked_time_from_0_to_a_year_is_read(tmp_path: Path, written: str, read: float) -> None:
     (tmp_path / ".radar.toml").write_text(f"[radar]\nparked_hours = {written}\n")
     assert load_config(tmp_path).parked_hours == read
-    assert clone_parked_hours(str(tmp_path)) == read
+    assert read_parked_hours(str(tmp_path)) == read
 
 
 def test_unset_is_the_profile_s(tmp_path: Path) -> None:
     assert load_config(tmp_path).parked_hours is None
     (tmp_path / ".radar.toml").write_text('[radar]\nbase = "main"\n')
     assert load_config(tmp_path).parked_hours is None
-    assert clone_parked_hours(str(tmp_path)) is None
+    assert read_parked_hours(str(tmp_path)) is None
 
 
 @pytest.mark.parametrize("written", ["-1", "8761", "true", '"a week"', "nan", "inf", "[1]"])
@@ -33,7 +33,7 @@ def test_a_malformed_parked_time_is_a_config_error_naming_it(tmp_path: Path, wri
     with pytest.raises(ConfigError, match=r"radar\.parked_hours: must be a number of hours"):
         load_config(tmp_path)
     with pytest.raises(ValueError, match=r"\.radar\.toml: radar\.parked_hours"):
-        clone_parked_hours(str(tmp_path))
+        read_parked_hours(str(tmp_path))
 
 
 def test_radar_check_refuses_a_malformed_parked_time_with_one_line(scene: Scene) -> None:

@@ -6,7 +6,6 @@ prints the figures table (docs/EVALUATION.md, "Measured benefit").
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from proximity.lab.replay_radar import BASES, MODES, RECENCY
 from proximity.lab.replay_report import format_report, replay_window
 from proximity.lab.replay_run import POLICIES
 from proximity.sources.git._run import GitError
-from proximity.sources.radar_files import MAX_PARKED_HOURS
+from proximity.sources.radar_files import MAX_PARKED_HOURS, parked_hours_ok
 
 
 class Command(BaseCommand):
@@ -106,7 +105,7 @@ class Command(BaseCommand):
         if wait is not None and not wait > 0:
             raise CommandError("--max-wait-hours: must be a positive number of hours")
         parked = o["parked_hours"]
-        if parked is not None and not (math.isfinite(parked) and 0 <= parked <= MAX_PARKED_HOURS):
+        if parked is not None and not parked_hours_ok(parked):
             raise CommandError(
                 f"--parked-hours: must be a number of hours from 0 to {MAX_PARKED_HOURS:g}"
             )
