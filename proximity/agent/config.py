@@ -175,22 +175,12 @@ def read_token(
 
 
 def _toml(path: Path) -> dict[str, Any]:
-    import tomllib  # only when there is a config file
-
-    from proximity.sources.limits import MAX_READ_BYTES, read_bounded
+    from proximity.sources.radar_files import read_radar_toml
 
     try:
-        data = read_bounded(path, MAX_READ_BYTES, follow=True)
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        raise ConfigError(f"{path}: {exc.strerror or exc}") from None
-    if data is None:
-        raise ConfigError(f"{path}: not a readable file of at most {MAX_READ_BYTES} bytes")
-    try:
-        return tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        return read_radar_toml(path)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def user_config_path() -> Path:

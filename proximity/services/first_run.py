@@ -6,6 +6,7 @@ Idempotent: run again, the repository and the login are reused (the login keeps 
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import re
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from proximity.services.repositories import parked_hours_check, repository_creat
 from proximity.sources.git import GitError
 from proximity.sources.git._run import git_text
 from proximity.sources.git.mainline import default_mainline
+from proximity.sources.git.worktrees import repository_root
 from proximity.sources.radar_files import read_parked_hours
 
 __all__ = ["FirstRun", "clone_parked_hours", "default_lead", "main_checkout", "repository_up"]
@@ -65,7 +67,13 @@ def main_checkout(path: str | Path) -> tuple[Path, str]:
 def clone_parked_hours(top: str | Path) -> float | None:
     """The parked time the clone's own ``.radar.toml`` sets for its agents' hooks (``None``:
     the profile's), so the server's checks and scans name the same holder as the hooks; a
-    malformed one is InvalidInputError naming ``parkedHours``."""
+    malformed one is InvalidInputError naming ``parkedHours``.
+
+    ``top`` may be a folder inside the clone (``repositories add --path``): the file read is
+    the one at the working tree's top, where the hooks read it."""
+    # not a local clone (an unwatched registration's path): read it as given
+    with contextlib.suppress(GitError):
+        top = repository_root(top)
     try:
         return read_parked_hours(str(top))
     except ValueError as exc:

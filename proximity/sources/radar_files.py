@@ -25,6 +25,7 @@ __all__ = [
     "parked_hours",
     "parked_hours_ok",
     "read_parked_hours",
+    "read_radar_toml",
     "repository_ignore_globs",
     "without_radar_files",
 ]
@@ -128,26 +129,36 @@ def parked_hours(radar_table: Mapping[str, Any]) -> float | None:
     return float(value)
 
 
-def read_parked_hours(root: str) -> float | None:
-    """``[radar] parked_hours`` of the ``.radar.toml`` at ``root`` (``None``: unset or no
-    file), the clone the operator registers; ``ValueError`` names the file and the setting."""
+def read_radar_toml(path: str | Path) -> dict[str, Any]:
+    """The TOML file at ``path`` (``{}`` when there is none), read bounded: it is the
+    repository's (or the user's) file, not ours. ``ValueError`` names the file and the problem.
+    The one reader of ``.radar.toml`` for the agents' hooks and the server's registration."""
     from proximity.sources.limits import MAX_READ_BYTES, read_bounded
 
-    path = Path(root) / ".radar.toml"
     try:
         data = read_bounded(path, MAX_READ_BYTES, follow=True)
     except FileNotFoundError:
-        return None
+        return {}
     except OSError as exc:
         raise ValueError(f"{path}: {exc.strerror or exc}") from None
     if data is None:
         raise ValueError(f"{path}: not a readable file of at most {MAX_READ_BYTES} bytes")
     try:
-        table = tomllib.loads(data.decode("utf-8")).get("radar", {})
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def read_parked_hours(root: str) -> float | None:
+    """``[radar] parked_hours`` of the ``.radar.toml`` at ``root`` (``None``: unset or no
+    file), the clone the operator registers; ``ValueError`` names the file and the setting."""
+    path = Path(root) / ".radar.toml"
+    table = read_radar_toml(path).get("radar", {})
+    try:
         if not isinstance(table, dict):
             raise ValueError("[radar] must be a table")
         return parked_hours(table)
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, ValueError) as exc:
+    except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
 
 

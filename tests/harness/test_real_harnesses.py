@@ -8,6 +8,7 @@ sends back to the model after the edit (the tool result and any context), and th
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
 
@@ -104,6 +105,29 @@ def test_the_warm_daemon_answers_the_same(bench: Bench) -> None:
     run = bench.run(bench.edit_call("line 22\n", "bob 22\n"), "after ack")
     assert _line(bench, 22) == "bob 22"
     assert CONTEXT in run.after_call
+
+
+def test_the_repository_s_parked_time_decides_who_holds_an_idle_branch_s_lines(
+    bench: Bench,
+) -> None:
+    """alice's change is nine days old. At the default parked time (a week) her branch is
+    parked: bob's edit goes through and the model hears alice yields. With ``[radar]
+    parked_hours = 0`` in the repository's ``.radar.toml`` she never parks: the same edit is
+    denied, with no time to ask again."""
+    old = time.time() - 9 * 86400
+    os.utime(bench.alice / "core.py", (old, old))
+    _install_as_documented(bench)
+    parked = bench.run(bench.edit_call("line 22\n", "bob 22\n"), "idle holder, default")
+    assert parked.returncode == 0, parked.stderr[-2000:]
+    assert _line(bench, 22) == "bob 22"
+    assert "alice is parked" in parked.after_call
+    bench.repo.git("checkout", "--", "core.py", worktree="bob")
+    (bench.bob / ".radar.toml").write_text("[radar]\nparked_hours = 0\n")
+    held = bench.run(bench.edit_call("line 22\n", "bob 22\n"), "idle holder, never parked")
+    assert held.returncode == 0, held.stderr[-2000:]
+    assert "Resolution Advisory with alice" in held.after_call
+    assert "Ask again after " not in held.after_call
+    assert _line(bench, 22) == "line 22"
 
 
 def _start_daemon(bench: Bench) -> None:

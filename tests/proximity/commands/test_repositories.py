@@ -85,6 +85,16 @@ def test_add_takes_the_parked_time_from_the_flag_else_from_the_clone_s_radar_tom
     assert stored == {"web": 0.0, "api": 36.0}
 
 
+def test_add_from_a_folder_inside_the_clone_reads_the_radar_toml_at_its_top(clone: Path) -> None:
+    """The hooks read ``.radar.toml`` at the worktree's top; a path given inside the clone must
+    not read a different file (or none) there."""
+    (clone / ".radar.toml").write_text("[radar]\nparked_hours = 12\n")
+    (clone / "app" / ".radar.toml").write_text("[radar]\nparked_hours = 0\n")
+    out = _run("add", "web", "--path", str(clone / "app"), "--watch")
+    assert out.strip().endswith("parked after 12 h)")
+    assert Repository.objects.get(name="web").parked_hours == 12.0
+
+
 def test_add_can_opt_in_to_merge_checks_and_their_test_runs(clone: Path) -> None:
     out = _run("add", "web", "--path", str(clone), "--merge-checks", "--merge-check-tests")
     assert out.strip().endswith("merge checks with tests)")
