@@ -155,7 +155,12 @@ def _right_of_way_line(f: Finding, result: CheckResult) -> str:
     )
     who = "you steer" if f.steer == result.agent else f"{agent_ref(f.steer)} steers"
     line = f"  Right of way: {agent_ref(f.hold)} holds course; {who}: {leave}."
-    if f.steer == result.agent and f.holder_yields_at:
+    if f.steer == result.agent and f.holder_published:
+        line += (
+            f" {agent_ref(f.hold)}'s work is published (committed, its branch on a remote), "
+            "waiting on review: it keeps these lines until it merges, however long it stays idle."
+        )
+    elif f.steer == result.agent and f.holder_yields_at:
         line += (
             f" Ask again after {f.holder_yields_at}: if {agent_ref(f.hold)} changes nothing "
             "before then, nor waits on a denial, it counts as parked (idle for the repository's "

@@ -288,14 +288,22 @@ def _parked_line(hours: float | None, profile: str) -> str:
     """How long an idle branch keeps right of way here, and where that comes from."""
     if hours == 0:
         return "right of way: an idle branch never yields ([radar] parked_hours = 0)"
+    # docs/DECISIONS.md, "Published work waits on review"
+    published = "; pushed work with nothing uncommitted never does"
     if hours is not None:
-        return f"right of way: an idle branch yields after {hours:g} h ([radar] parked_hours)"
+        return (
+            f"right of way: an idle branch yields after {hours:g} h ([radar] parked_hours)"
+            + published
+        )
     from proximity.engine.airspace.profiles import PROFILES
 
     after = PROFILES[profile].parked_after_s if profile in PROFILES else None
     if not after:
         return f"right of way: an idle branch never yields (profile {profile})"
-    return f"right of way: an idle branch yields after {after / 3600:g} h (profile {profile})"
+    return (
+        f"right of way: an idle branch yields after {after / 3600:g} h (profile {profile})"
+        + published
+    )
 
 
 def _report(out: Lines) -> int:

@@ -425,6 +425,8 @@ class AgentSession:
         }
         if "startedAt" in agent:
             body["startedAt"] = agent["startedAt"]
+        if agent.get("published"):  # handed in for review: the server keeps it from parking too
+            body["published"] = True
         asked = self.state.asked().get(self.agent_id)
         if asked is not None:  # waiting on the radar is not idleness: the server reads it too
             from datetime import UTC, datetime

@@ -6,7 +6,14 @@ import re
 from typing import Annotated, Any, Literal
 
 from ninja import Schema
-from pydantic import AfterValidator, AwareDatetime, BeforeValidator, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+)
 from pydantic.alias_generators import to_camel
 
 from proximity.engine.airspace.profiles import DEFAULT_PROFILE
@@ -125,6 +132,11 @@ class WorkingSetIn(In):
         default=None,
         description="the agent's last edit a pre-edit check denied (its local state): an agent "
         "waiting on the radar is not idle, so it parks only after it as after its last change",
+    )
+    published: StrictBool = Field(
+        default=False,
+        description="every change is committed and the branch's head is on a remote: work "
+        "waiting on review, which never parks (it holds its lines until it merges)",
     )
     files: list[FileIn] = Field(max_length=5000)
     intent: list[IntentIn] = Field(default_factory=list, max_length=500)
@@ -257,6 +269,8 @@ class FindingOut(Out):
     parked: list[str] = []
     # when the holder, idle since its last change, counts as parked if it changes nothing more
     holder_yields_at: str | None = None
+    # the holder's work is published (committed, on a remote): it holds until it merges
+    holder_published: bool = False
     advisory_id: int | None
     acknowledged: bool
     symbols: list[str] = []

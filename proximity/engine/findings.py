@@ -36,6 +36,9 @@ class Finding:
     """When the holder, idle since its last change, counts as parked if it changes nothing more
     (ISO 8601, UTC): the steerer's time to ask again. None: not a Resolution, the holder is
     parked already, or it cannot be shown idle."""
+    holder_published: bool = False
+    """The holder's work is published (committed, its branch's head on a remote): it never
+    parks, so it holds until it merges (docs/DECISIONS.md, "Published work waits on review")."""
     advisory_id: int | None = None
     acknowledged: bool = False
     symbols: tuple[str, ...] = ()
@@ -78,6 +81,7 @@ class Finding:
             "steer": self.steer,
             "parked": list(self.parked),
             "holderYieldsAt": self.holder_yields_at,
+            "holderPublished": self.holder_published,
             "advisoryId": self.advisory_id,
             "acknowledged": self.acknowledged,
             "symbols": list(self.symbols),
@@ -102,6 +106,7 @@ class Finding:
             steer=data.get("steer"),
             parked=tuple(str(p) for p in data.get("parked") or ()),
             holder_yields_at=_text_or_none(data.get("holderYieldsAt")),
+            holder_published=data.get("holderPublished") is True,
             advisory_id=data.get("advisoryId"),
             acknowledged=bool(data.get("acknowledged")),
             symbols=tuple(str(s) for s in data.get("symbols") or ()),
@@ -250,6 +255,7 @@ def findings_from_advisories(
                 steer=adv.get("steer"),
                 parked=tuple(str(p) for p in adv.get("parked") or ()),
                 holder_yields_at=_text_or_none(adv.get("holderYieldsAt")),
+                holder_published=adv.get("holderPublished") is True,
                 advisory_id=(advisory_ids or {}).get(other_id),
                 acknowledged=other_id in acked,
                 symbols=tuple(str(e["text"]) for e in adv.get("symbols") or () if "text" in e),

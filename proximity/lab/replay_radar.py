@@ -19,6 +19,11 @@ clock's now (``recency="fresh"``: every applied edit counts as just made, the ra
 switched off). Acknowledgements go through ``AgentSession.acknowledge`` (what ``radar ack``
 calls) into ``$RADAR_STATE_DIR``; they expire after ``ack_ttl_s`` of replay time.
 
+Branches: ``branches="published"`` (session mode) models what a pull request's branch is,
+committed and on its remote as its work is made, so every agent with work counts as published
+and never parks (docs/DECISIONS.md, "Published work waits on review"); ``"local"`` leaves it
+unpushed, so an idle agent parks after the repository's parked time.
+
 Bases: ``bases="as-read"`` (the product as shipped) hands every working set to the engine as
 read, each numbered on its own merge base; ``"mapped"`` (session mode only) first renumbers
 each other agent's hunks onto the asker's base (:mod:`proximity.lab.replay_bases`).
@@ -52,6 +57,9 @@ __all__ = ["GateAnswer", "RadarGate", "delete_payload", "edit_payload", "write_p
 MODES = ("session", "hook")
 RECENCY = ("historical", "fresh")
 BASES = ("as-read", "mapped")
+#: published: a pull request's branch is on its remote as its work is made (what a pull request
+#: is), so its idle work never parks; local: unpushed work, which parks after the parked time.
+BRANCHES = ("published", "local")
 _ACK = re.compile(r"`radar ack ([^`]+)`")
 # decide.py's finding lines: "- Traffic Advisory with OTHER (task ...): ..." / "OTHER: ..."
 _NAMED = re.compile(r"^- (?:Resolution|Traffic) Advisory with ([^\s:(]+)", re.MULTILINE)
@@ -128,6 +136,7 @@ class RadarGate:
         recency: str = "historical",
         ack_ttl_s: float = 240 * 60.0,
         bases: str = "as-read",
+        branches: str = "local",
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode: must be one of {', '.join(MODES)} (got {mode!r})")
@@ -137,6 +146,14 @@ class RadarGate:
             raise ValueError(f"bases: must be one of {', '.join(BASES)} (got {bases!r})")
         if bases == "mapped" and mode == "hook":
             raise ValueError("bases: 'mapped' needs mode 'session' (a hook process reads as-is)")
+        if branches not in BRANCHES:
+            raise ValueError(f"branches: must be one of {', '.join(BRANCHES)} (got {branches!r})")
+        if branches == "published" and mode == "hook":
+            raise ValueError(
+                "branches: 'published' needs mode 'session' (a hook process reads git, and the "
+                "replay keeps every agent's work uncommitted)"
+            )
+        self.published = branches == "published"
         self.mode, self.recency, self.ack_ttl_s, self.bases = mode, recency, ack_ttl_s, bases
         self._bases: dict[str, str | None] = {}
         self._mapped: dict[tuple[str, str | None], tuple[WorkingSet, WorkingSet]] = {}
@@ -215,7 +232,10 @@ class RadarGate:
                 for f in ws.files
             )
             started = _iso(self._age_stamp(agent, None, now, wall))
-            out.append(replace(ws, files=files, started_at=started))
+            # Published: as the pull request's branch is, committed and pushed as it goes (the
+            # replay keeps the work uncommitted for its clock, so git cannot say it here).
+            published = self.published and bool(ws.files)
+            out.append(replace(ws, files=files, started_at=started, published=published))
         return tuple(out)
 
     def _touch_files(self, now: int, wall: float) -> None:

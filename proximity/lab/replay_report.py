@@ -46,6 +46,7 @@ class ReplayReport:
     pulls: bool = True
     closing: str = "window-end"
     parked_after_hours: float | None = None
+    branches: str = "local"
 
     def to_json(self) -> dict[str, Any]:
         h = self.history
@@ -56,7 +57,7 @@ class ReplayReport:
             "mainlineSteps": len(h.mainline), "order": self.order, "recency": self.recency,
             "mode": self.mode, "bases": self.bases, "maxWaitS": self.max_wait_s,
             "branchMerges": "replay" if self.pulls else "skip",
-            "parkedAfterHours": self.parked_after_hours,
+            "parkedAfterHours": self.parked_after_hours, "branches": self.branches,
             "scorerVersion": SCORER_VERSION,
             "policies": {
                 name: {
@@ -100,6 +101,7 @@ def replay_window(
     pulls: bool = True,
     closing: str = "window-end",
     parked_after_hours: float | None = None,
+    branches: str = "local",
 ) -> ReplayReport:
     """Run the baseline and each policy on the same schedule; write events and the summary.
 
@@ -107,6 +109,8 @@ def replay_window(
     a branch keeps the base it forked from unless a policy resynchronises it. ``closing``: when
     the closed pull requests close (:data:`~proximity.engine.replay.schedule.CLOSINGS`).
     ``parked_after_hours``: the profile's parked time replaced (0: never parked).
+    ``branches``: ``published`` (session mode: every pull request's work counts as pushed, so
+    it never parks) or ``local``.
     """
     out.mkdir(parents=True, exist_ok=True)
     events = build_schedule(history.prs, history.mainline, order=order,
@@ -124,7 +128,7 @@ def replay_window(
                     policy, repo=repo, start=history.start, events=events, prs=history.prs,
                     log=log, state_dir=root / f"state-{policy}", mode=mode, recency=recency,
                     bases=bases, max_wait_s=max_wait_s, build_breaks=build_breaks,
-                    copies=copies, parked_after_hours=parked_after_hours,
+                    copies=copies, parked_after_hours=parked_after_hours, branches=branches,
                 )  # fmt: skip
         baseline = runs["ignore"]
         base_outcomes = {o.pr: o for o in baseline.outcomes()}
@@ -145,7 +149,7 @@ def replay_window(
         if not keep:
             shutil.rmtree(root, ignore_errors=True)
     report = ReplayReport(history, order, recency, mode, runs, figures, speed, bases,
-                          max_wait_s, pulls, closing, parked_after_hours)  # fmt: skip
+                          max_wait_s, pulls, closing, parked_after_hours, branches)  # fmt: skip
     (out / "summary.json").write_text(json.dumps(report.to_json(), indent=1), encoding="utf-8")
     return report
 
@@ -169,7 +173,7 @@ def format_report(report: ReplayReport) -> str:
         )
         + f", {len(h.mainline)} mainline steps, "
         f"order by {report.order} time, recency {report.recency}, radar via {report.mode}, "
-        f"bases {report.bases}"
+        f"bases {report.bases}, branches {report.branches}"
         + (f", obey waits at most {report.max_wait_s / 3600:g} h" if report.max_wait_s else "")
         + ("" if report.pulls else ", the branches' own merges of the mainline skipped")
         + (

@@ -496,18 +496,21 @@ def run_policy(
     build_breaks: bool = False,
     copies: Mapping[str, frozenset[str]] | None = None,
     parked_after_hours: float | None = None,
+    branches: str = "local",
 ) -> PolicyRun:
     """Replay ``events`` under ``policy`` from ``start`` in ``repo``; events go to ``log``.
 
     ``max_wait_s`` caps how long an *obey* agent waits on a denial (then it acknowledges).
     ``parked_after_hours`` replaces the profile's parked time (0: never parked), as the
-    repository's ``[radar] parked_hours`` in every agent's ``.radar.toml``.
+    repository's ``[radar] parked_hours`` in every agent's ``.radar.toml``. ``branches``:
+    ``published`` (every agent's work counts as pushed, so it never parks) or ``local``.
     """
     if policy not in POLICIES:
         raise ValueError(f"policy: must be one of {', '.join(POLICIES)} (got {policy!r})")
     repo.reset_main(start)
     repo.parked_hours = parked_after_hours
-    gate = RadarGate(mode=mode, recency=recency, ack_ttl_s=ack_ttl_s, bases=bases)
+    gate = RadarGate(mode=mode, recency=recency, ack_ttl_s=ack_ttl_s, bases=bases,
+                     branches=branches)  # fmt: skip
     driver = _Driver(policy, repo, gate, {p.number: p for p in prs}, log, build_breaks, copies)
     driver.replayed[start] = (repo.main(), 0)
     began = time.monotonic()

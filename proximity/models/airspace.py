@@ -76,6 +76,9 @@ class Agent(models.Model):
     # The agent's last edit the radar denied, as its reports carry it: waiting on the radar is
     # not idleness, so right of way parks the agent only a week after it (``askedAt``).
     asked_at = models.DateTimeField(null=True, blank=True)
+    # Its last report said the work is published (committed, its head on a remote): waiting on
+    # review, so right of way never parks it (``published``).
+    published = models.BooleanField(default=False)
     last_report_at = models.DateTimeField(null=True, blank=True)
     worktree_path = models.CharField(max_length=1024, blank=True)
 

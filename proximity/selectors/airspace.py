@@ -79,6 +79,8 @@ def _agent_json(snapshot: WorkingSetSnapshot) -> dict[str, Any]:
         entry["startedAt"] = agent.started_at.isoformat()
     if agent.asked_at:
         entry["askedAt"] = agent.asked_at.isoformat()
+    if agent.published:
+        entry["published"] = True
     if snapshot.intent:
         entry["intent"] = snapshot.intent
     return entry
@@ -98,6 +100,9 @@ def airspace_inputs(
     asked = [[s.pk, s.agent.asked_at.isoformat()] for s in snapshots if s.agent.asked_at]
     if asked:  # a denied edit moves right of way without a new snapshot
         key.append(asked)
+    published = [s.pk for s in snapshots if s.agent.published]
+    if published:  # so does work handed in for review (it stops parking)
+        key.append(["published", published])
     if repository.parked_hours is not None:  # so does the repository's parked time
         key.append(["parkedHours", repository.parked_hours])
     digest = hashlib.sha256(json.dumps(key, separators=(",", ":")).encode()).hexdigest()

@@ -120,6 +120,7 @@ def replay_encounter_load(
                     intent=[],
                     label=label[:200],
                     started_at=datetime.fromisoformat(started) if started else None,
+                    published=agent.get("published") is True,
                 ),
                 now=now,
             )

@@ -88,6 +88,7 @@ def _report_all(repo: Repository, airspace: RepoAirspace, now: datetime) -> int:
             [],
             label=agent["label"],
             started_at=ws.started_at,
+            published=ws.published,
         )
         # principal=None: the watcher is a trusted internal reader of a configured repository;
         # the agents it finds are held by the repository's watcher principal, not left open.

@@ -38,6 +38,7 @@ class WorkingSetReport:
     label: str = ""
     started_at: datetime | None = None
     asked_at: datetime | None = None
+    published: bool = False
 
 
 def _validate(report: WorkingSetReport) -> None:
@@ -132,13 +133,14 @@ def working_set_report(
             within_window(started, now=now) or within_window(agent.started_at, now=now) or now
         )
         before, agent.asked_at = agent.asked_at, _asked(agent.asked_at, report.asked_at, now)
+        published_before, agent.published = agent.published, report.published
         agent.last_report_at = now
-        agent.save(update_fields=["label", "started_at", "asked_at", "last_report_at"])
+        agent.save(update_fields=["label", "started_at", "asked_at", "published", "last_report_at"])
         latest = agent.snapshots.order_by("-version").first()
         if latest is not None and latest.content_hash == digest and latest.expires_at > now:
             latest.reported_at, latest.expires_at = now, expires
             latest.save(update_fields=["reported_at", "expires_at"])
-            if agent.asked_at != before:
+            if agent.asked_at != before or agent.published != published_before:
                 scan_request(repository_id=agent.repository_id, now=now)
             return latest
         snapshot = WorkingSetSnapshot.objects.create(

@@ -283,7 +283,10 @@ def test_doctor_on_an_installed_worktree_is_healthy(
     assert "server: none" in out.out
     assert "daemon: off (RADAR_DAEMON=0)" in out.out  # tests/conftest.py turns it off
     assert "mainline drift: planned lines checked against main (" in out.out
-    assert "right of way: an idle branch yields after 168 h (profile radar-v1-symbols)" in out.out
+    assert (
+        "right of way: an idle branch yields after 168 h (profile radar-v1-symbols); pushed work "
+        "with nothing uncommitted never does" in out.out
+    )
     round_trips = [line for line in out.out.splitlines() if line.startswith("round trip")]
     assert len(round_trips) == 2
     assert all(" ms, " in line for line in round_trips)

@@ -49,7 +49,11 @@ def test_radar_check_refuses_a_malformed_parked_time_with_one_line(scene: Scene)
     ("written", "said"),
     [
         ("parked_hours = 0", "an idle branch never yields ([radar] parked_hours = 0)"),
-        ("parked_hours = 36", "an idle branch yields after 36 h ([radar] parked_hours)"),
+        (
+            "parked_hours = 36",
+            "an idle branch yields after 36 h ([radar] parked_hours); pushed work with nothing "
+            "uncommitted never does",
+        ),
         ('profile = "ecc-v0"', "an idle branch never yields (profile ecc-v0)"),
     ],
 )

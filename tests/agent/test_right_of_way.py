@@ -26,7 +26,7 @@ from proximity.engine.findings import CheckResult
 from proximity.models import Agent, ProximityAdvisory, Repository
 from proximity.selectors.board import board_cards
 from proximity.services.scans import scan_run
-from proximity.sources.git import explicit_worktrees, read_working_set
+from proximity.sources.git import explicit_worktrees, read_working_set, read_working_sets
 from tests.agent.conftest import Scene
 from tests.agent.payloads import load
 from tests.agent.test_mcp_server import _args, call
@@ -455,3 +455,71 @@ def test_a_shorter_parked_time_lets_active_work_hold_sooner(
     mine = _hook(scene, "bob", "bob 22\n")
     assert "permissionDecision" not in mine
     assert "you hold course (alice is parked" in mine["additionalContext"]
+
+
+def _publish(scene: Scene, tmp_path: Path) -> None:
+    """alice pushes her branch as it is (a pull request's branch): refs/remotes/origin/alice."""
+    remote = tmp_path / "remote.git"
+    run_git(tmp_path, "init", "-q", "--bare", str(remote))
+    run_git(scene.repo.root, "remote", "add", "origin", str(remote))
+    run_git(scene.repo.path("alice"), "push", "-q", "origin", "alice")
+
+
+def _report_as_radar(scene: Scene, who: str, caller: Any, post_json: Any) -> None:
+    """What `radar report` sends: its reading of every worktree (which says ``published``)."""
+    [ws] = [w for w in read_working_sets(scene.repo.root) if w.agent_id == who]
+    agent = ws.to_agent_json()
+    body = {"repository": "web", "agentId": who, "files": agent["files"]}
+    if agent.get("published"):
+        body["published"] = True
+    answer = post_json("/api/working-sets", body, caller)
+    assert answer.status_code == 201, answer.content
+
+
+@pytest.mark.django_db
+def test_published_work_keeps_its_lines_on_every_face_however_long_it_is_idle(
+    parked: Scene, tmp_path: Path, post_json: Any, lead: Any
+) -> None:
+    """alice's line, committed eight days ago, is pushed as it is: work handed in for review,
+    whose merge is coming (docs/DECISIONS.md, "Published work waits on review"). At the
+    default parked time it never parks: her earlier start holds on every face, and bob is told
+    why and given no time to ask again. When the remote drops her branch it is idle local work
+    again, and parks."""
+    scene = parked
+    _publish(scene, tmp_path)
+    repo = make_repository("web", scope="team-a", path=str(scene.repo.root))
+    alice = bind_agents(make_caller("alice-agent", scopes=["team-a"], kind="agent"), "web", "alice")
+    bob = bind_agents(make_caller("bob-agent", scopes=["team-a"], kind="agent"), "web", "bob")
+    _report_as_radar(scene, "alice", alice, post_json)
+    _report_as_radar(scene, "bob", bob, post_json)
+    assert Agent.objects.get(agent_id="alice").published
+    told = "alice's work is published (committed, its branch on a remote), waiting on review"
+    denied = _hook(scene, "bob", "bob 22\n")
+    assert denied["permissionDecision"] == "deny"
+    _steerer_denial(denied["permissionDecisionReason"])
+    assert told in denied["permissionDecisionReason"]
+    assert "Ask again after" not in denied["permissionDecisionReason"]
+    run = scene.radar("check", str(scene.bob / "core.py"), "--lines", "22", cwd=scene.bob)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert told in run.stdout
+    assert told in _mcp(scene, "bob", "22")
+    [finding] = _server_check(post_json, bob, "bob", 22).findings
+    assert (finding.hold, finding.steer, finding.parked) == ("alice", "bob", ())
+    assert (finding.holder_published, finding.holder_yields_at) == (True, None)
+    scan_run(repository_id=repo.pk, now=timezone.now())
+    advisory = ProximityAdvisory.objects.get()
+    assert (advisory.hold.agent_id if advisory.hold else None) == "alice"
+    [card] = board_cards(lead.principal, repository="web")["resolution"][1]
+    assert (card.hold, card.steer) == ("alice", "bob")
+    # the remote deleted her branch (`git fetch --prune`): idle local work, parked; bob holds
+    run_git(scene.repo.root, "update-ref", "-d", "refs/remotes/origin/alice")
+    mine = _hook(scene, "bob", "bob 22\n")
+    assert "permissionDecision" not in mine
+    assert "you hold course (alice is parked" in mine["additionalContext"]
+    _report_as_radar(scene, "alice", alice, post_json)
+    assert not Agent.objects.get(agent_id="alice").published
+    scan_run(repository_id=repo.pk, now=timezone.now())  # a live advisory's holder turns here
+    [now_open] = ProximityAdvisory.objects.filter(state="open")
+    assert (now_open.hold.agent_id if now_open.hold else None) == "bob"
+    [finding] = _server_check(post_json, bob, "bob", 22).findings
+    assert (finding.hold, finding.parked, finding.holder_published) == ("bob", ("alice",), False)

@@ -300,6 +300,29 @@ def test_a_repository_that_never_parks_keeps_the_steerer_waiting_for_the_merge(
     assert delays == [float(10 * DAY - 2 * DAY)]  # denied at 2 days, #1 merged at 10
 
 
+def test_a_published_pull_request_keeps_the_steerer_waiting_for_its_merge(tmp_path: Path) -> None:
+    """replay_scenario.PARKED at the default parked time, with each pull request's branch
+    published as it is made (``branches="published"``, what ``replay_history`` does in session
+    mode): #1, idle in review, never parks; #2 is told why, waits for #1's merge and brings it
+    in, and the conflict is avoided (docs/DECISIONS.md, "Published work waits on review")."""
+    repo = build_scenario(tmp_path / "source", PARKED)
+    report = replay_window(read_window(repo, max_prs=10), policies=["obey"], out=tmp_path / "o",
+                           work=tmp_path, resamples=20, branches="published")  # fmt: skip
+    base, obey = report.figures["ignore"], report.figures["obey"]
+    assert (base.conflicts, obey.conflicts, obey.denials, obey.unnecessary_denials) == (1, 0, 1, 0)
+    rows = events(tmp_path / "o", "obey")
+    [deny] = [e for e in rows if e["kind"] == "deny"]
+    assert "pr-1's work is published" in deny["told"]
+    [defer] = [e for e in rows if e["kind"] == "defer"]
+    assert defer.get("askAgainAt") is None
+    merges = {e["agent"]: e["conflicts"] for e in rows if e["kind"] == "merge"}
+    assert merges == {"pr-1": [], "pr-2": []}
+    assert json.loads((tmp_path / "o" / "summary.json").read_text())["branches"] == "published"
+    with pytest.raises(ValueError, match=r"^branches: 'published' needs mode 'session'"):
+        replay_window(read_window(repo, max_prs=10), policies=["obey"], out=tmp_path / "h",
+                      work=tmp_path, resamples=20, mode="hook", branches="published")  # fmt: skip
+
+
 @pytest.mark.parametrize(("bases", "conflicts", "denials"), [("as-read", 1, 0), ("mapped", 0, 1)])
 def test_lines_on_different_bases_meet_only_once_renumbered_onto_one_base(
     tmp_path: Path, bases: str, conflicts: int, denials: int

@@ -64,6 +64,7 @@ def report_working_set(request: HttpRequest, body: WorkingSetIn) -> Status[Worki
         label=body.label,
         started_at=body.started_at,
         asked_at=body.asked_at,
+        published=body.published,
         files=data["files"],
         intent=data.get("intent", []),
     )

@@ -71,6 +71,10 @@ class Agent:
     """When a pre-edit check last denied the agent an edit (``askedAt``): an agent waiting on
     the radar is at work, not idle, so it parks only after its last ask as after its last
     change (:func:`.rightofway.parks_at_ms`)."""
+    published: bool = False
+    """Every change of the agent is committed and its branch's head is on a remote
+    (``published``): work handed in for review, waiting on its merge, which never parks
+    (docs/DECISIONS.md, "Published work waits on review")."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -105,6 +105,8 @@ def advisory_json(
         yields = _holder_yields_at(v, row) if resolution else None
         if yields is not None:
             out["holderYieldsAt"] = yields
+        if resolution and v.published is not None and v.published[int(v.hold[row])]:
+            out["holderPublished"] = True
     if v.table.evidence is not None:
         out["symbols"] = _symbol_evidence(v, row, ids)
     return out

@@ -146,6 +146,9 @@ def _agent(entry: Any, field: str, *, lenient: bool) -> Agent:
     intent = _list(entry.get("intent"), f"{field}.intent")
     work = entry.get("workFiles")
     asked = entry.get("askedAt")
+    published = entry.get("published", False)
+    if not isinstance(published, bool):
+        raise AirspaceInputError(f"{field}.published", "must be true or false")
     return Agent(
         agent_id=agent_id,
         label=label if isinstance(label, str) and label else agent_id,
@@ -155,6 +158,7 @@ def _agent(entry: Any, field: str, *, lenient: bool) -> Agent:
         intent=tuple(_intent(i, f"{field}.intent[{k}]") for k, i in enumerate(intent)),
         work_files=None if work is None else integer(work, f"{field}.workFiles"),
         asked_at_ms=None if asked is None else time_field(asked, f"{field}.askedAt"),
+        published=published,
     )
 
 

@@ -45,7 +45,7 @@ def parks_at_ms(agent: Agent, parked_after_ms: float | None) -> float | None:
     """When the agent counts as parked if it changes nothing more and asks for nothing more:
     its last change, or its last denied ask if later, plus ``parked_after_ms`` (``None``: it
     never can, see :func:`is_parked`)."""
-    if parked_after_ms is None or parked_after_ms <= 0 or not agent.files:
+    if parked_after_ms is None or parked_after_ms <= 0 or not agent.files or agent.published:
         return None
     touched = [f.touched_at_ms for f in agent.files]
     if any(t is None for t in touched):
@@ -57,8 +57,10 @@ def parks_at_ms(agent: Agent, parked_after_ms: float | None) -> float | None:
 
 
 def is_parked(agent: Agent, now_ms: float, parked_after_ms: float | None) -> bool:
-    """No file of the agent changed, and no edit of it was denied, for ``parked_after_ms``: a
-    branch waiting on review, not an agent waiting on the radar.
+    """No file of the agent changed, and no edit of it was denied, for ``parked_after_ms``:
+    work left idle, neither an agent waiting on the radar nor work handed in for review (a
+    ``published`` agent never parks: its merge is coming, docs/DECISIONS.md, "Published work
+    waits on review").
 
     Every file must carry its ``touchedAt`` (git's commit time or the file's mtime); an agent
     with one undated file, or none, cannot be shown to be idle and is never parked. A pre-edit

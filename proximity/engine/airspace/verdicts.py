@@ -42,6 +42,9 @@ class Verdicts:
     parks_at_ms: NDArray[np.float64] | None = None
     """Per agent: when it counts as parked if it changes nothing more (NaN: never), what a
     steerer is told as the time to ask again (``rightofway.parks_at_ms``)."""
+    published: NDArray[np.bool_] | None = None
+    """Per agent: its work is published, so it never parks (``Agent.published``), told to a
+    steerer while the repository has a parked time (the holder keeps its lines until it merges)."""
 
 
 def _risk(table: PairTable, settings: Settings) -> NDArray[np.float64]:
@@ -113,6 +116,8 @@ def _decide_radar(
     parked = np.array([k[0] > 0 for k in keys], dtype=bool)
     parks_at = [parks_at_ms(a, after_ms) for a in airspace.agents]
     parks = np.array([np.nan if t is None else t for t in parks_at], dtype=np.float64)
+    timed = after_ms is not None and after_ms > 0
+    published = np.array([timed and a.published for a in airspace.agents], dtype=bool)
     row_of_way = cluster_right_of_way(keys, table.i[rows], table.j[rows])
     hold = np.full(len(risk), -1, dtype=np.int64)
     steer, cluster = hold.copy(), hold.copy()
@@ -120,7 +125,7 @@ def _decide_radar(
     links = _bounded_links(table, risk, level, len(ids), airspace.options.links_per_agent)
     return Verdicts(
         table, risk, level, hold, steer, conflict, escalated, closure, cluster, links,
-        parked=parked, parks_at_ms=parks,
+        parked=parked, parks_at_ms=parks, published=published,
     )  # fmt: skip
 
 

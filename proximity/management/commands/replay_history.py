@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from proximity.engine.replay.schedule import CLOSINGS, ORDERS
 from proximity.lab.replay_history import read_window
-from proximity.lab.replay_radar import BASES, MODES, RECENCY
+from proximity.lab.replay_radar import BASES, BRANCHES, MODES, RECENCY
 from proximity.lab.replay_report import format_report, replay_window
 from proximity.lab.replay_run import POLICIES
 from proximity.sources.git._run import GitError
@@ -87,6 +87,14 @@ class Command(BaseCommand):
             help="the repository's parked time (an agent idle this long yields right of way; "
             "0: never parked), set as [radar] parked_hours, to measure another value",
         )
+        parser.add_argument(
+            "--branches",
+            choices=BRANCHES,
+            help="published (the default in session mode): each pull request's branch is on its "
+            "remote as its work is made, as a pull request is, so its idle work never parks; "
+            "local (the default, and the only choice, in hook mode): unpushed work, which parks "
+            "after the parked time",
+        )
         parser.add_argument("--lookback-days", type=float, default=30.0)
         parser.add_argument("--resamples", type=int, default=1000)
         parser.add_argument("--seed", type=int, default=0)
@@ -122,6 +130,11 @@ class Command(BaseCommand):
             raise CommandError(f"repo: {exc}") from exc
         if o["bases"] == "mapped" and o["mode"] == "hook":
             raise CommandError("--bases: 'mapped' needs --mode session")
+        branches = o["branches"] or ("published" if o["mode"] == "session" else "local")
+        if branches == "published" and o["mode"] == "hook":
+            raise CommandError(
+                "--branches: 'published' needs --mode session (the replay keeps work uncommitted)"
+            )
         policies = list(POLICIES) if o["policy"] == "all" else [o["policy"]]
         report = replay_window(
             history, policies=policies, out=Path(o["out"]),
@@ -129,7 +142,7 @@ class Command(BaseCommand):
             mode=o["mode"], resamples=o["resamples"], seed=o["seed"], keep=o["keep"],
             bases=o["bases"], max_wait_s=None if wait is None else max(1, round(wait * 3600)),
             build_breaks=o["build_breaks"], pulls=o["branch_merges"] == "replay",
-            closing=o["closed_at"], parked_after_hours=parked,
+            closing=o["closed_at"], parked_after_hours=parked, branches=branches,
         )  # fmt: skip
         self.stdout.write(format_report(report))
         self.stderr.write(f"events and summary.json in {o['out']}")

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from proximity.engine.diff import FileDiff, parse_raw_patch
 from proximity.sources.git._run import DIFF_ARGS, GitError, carry_deadline, git, git_text
 from proximity.sources.git.started import agent_start, created_at
+from proximity.sources.git.status import read_status
 from proximity.sources.git.worktrees import (
     Worktree,
     branch_descriptions,
@@ -101,6 +102,14 @@ class WorkingSet:
     label: str | None = None
     commits: tuple[str, ...] = ()
     """Commits of ``merge_base..head``, newest first."""
+    uncommitted: bool = False
+    """Some change is not committed, as the files are dated: a working-tree edit, an untracked
+    file, a path the branch's log lacks (a staged edit of a committed path is not seen here;
+    :func:`read_working_sets` asks ``git status`` before it calls work published)."""
+    published: bool = False
+    """Handed in for review: every change committed, and ``head`` is the tip of a remote-tracking
+    branch (pushed, nothing since). Such work never parks (docs/DECISIONS.md, "Published work
+    waits on review"); set by :func:`read_working_sets`, which reads the remotes once."""
 
     def touched_paths(self) -> frozenset[str]:
         """Every path the worktree changed since the merge base, old names of renames included."""
@@ -115,6 +124,8 @@ class WorkingSet:
         if self.started_at is not None:
             agent["startedAt"] = _iso(self.started_at)
         agent["files"] = [f.to_json() for f in self.files]
+        if self.published:
+            agent["published"] = True
         return agent
 
 
@@ -212,9 +223,13 @@ def _read(worktree: Worktree, base: str, ignore: Sequence[str] = ()) -> WorkingS
     times, stamps, commits = _branch_log(root, merge_base, head)
     # Radar's own files (hook settings, their backups) and the repository's ignore globs are
     # nobody's work; dropped before the start time is dated from the files.
-    files = [_tracked_file(d, root, times) for d in diffs if not is_radar_file(d.path, ignore)]
+    ours = [d for d in diffs if not is_radar_file(d.path, ignore)]
+    files = [_tracked_file(d, root, times) for d in ours]
+    # as _tracked_file dates them: a change git's log does not hold, or one the worktree redid
+    uncommitted = any(d.path not in times or d.worktree_dirty for d in ours)
     errors = []
     for rel in (r for r in untracked if r and not is_radar_file(r, ignore)):
+        uncommitted = True
         entry, problem = _untracked_file(root, rel)
         files.append(entry)
         if problem:
@@ -224,7 +239,8 @@ def _read(worktree: Worktree, base: str, ignore: Sequence[str] = ()) -> WorkingS
     started = agent_start(stamps, created, (f.touched_at for f in files))
     files.sort(key=lambda f: f.path)
     return WorkingSet(worktree.agent_id, worktree.path, worktree.branch, head, base, merge_base,
-                      tuple(files), tuple(errors), started_at=started, commits=commits)  # fmt: skip
+                      tuple(files), tuple(errors), started_at=started, commits=commits,
+                      uncommitted=uncommitted)  # fmt: skip
 
 
 def read_working_set(
@@ -297,6 +313,7 @@ def read_working_sets(
         raise ValueError("read_working_sets needs repo or worktrees")
     readable = [w.path for w in found if w.problem is None and Path(w.path).is_dir()]
     labels = branch_descriptions(readable[0]) if readable else {}
+    tips = remote_tips(readable[0]) if readable else frozenset()
     with ThreadPoolExecutor(max_workers=max_workers) as pool:
         if memo is None:
             sets = pool.map(
@@ -313,7 +330,34 @@ def read_working_sets(
                 ),
                 found,
             )
-        return tuple(replace(ws, label=labels.get(ws.branch or "")) for ws in sets)
+        return tuple(
+            replace(ws, label=labels.get(ws.branch or ""), published=_published(ws, tips, ignore))
+            for ws in sets
+        )
+
+
+def _published(ws: WorkingSet, tips: frozenset[str], ignore: Sequence[str]) -> bool:
+    """Work handed in: commits of its own, its head pushed as it is, nothing uncommitted
+    (radar's own files and the repository's ignored paths apart, as in the working set). Only
+    a pushed head costs the ``git status``."""
+    if not ws.commits or ws.uncommitted or ws.errors or ws.head not in tips:
+        return False
+    try:
+        status = read_status(ws.path)
+    except GitError:
+        return False
+    return all(is_radar_file(p, ignore) for p in (*status.changed, *status.untracked))
+
+
+def remote_tips(root: str | Path) -> frozenset[str]:
+    """The commits the remote-tracking branches point at (``refs/remotes``), read in one call
+    for every worktree of the repository (they share refs); empty without remotes."""
+    try:
+        code, out = git(root, ["for-each-ref", "--format=%(objectname)", "refs/remotes"],
+                        ok_codes=(0,))  # fmt: skip
+    except GitError:
+        return frozenset()
+    return frozenset(out.decode().split()) if code == 0 else frozenset()
 
 
 def _base_commits(root: str | Path, bases: set[str]) -> dict[str, str | None]:

@@ -338,6 +338,44 @@ def test_an_agent_waiting_on_a_denial_is_not_idle(engine: str) -> None:
     assert same["holderYieldsAt"] == "2026-09-20T12:00:00Z"
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_published_work_never_parks(engine: str) -> None:
+    """``published``: committed and pushed, waiting on review; its merge is coming, so however
+    long it is idle its earlier start holds (docs/DECISIONS.md, "Published work waits on
+    review"), the steerer is told so and given no time to ask again."""
+    idle = _old_and_idle("2026-09-01T12:00:00Z")
+    assert _holder(idle, engine) == "b"
+    idle["agents"][0]["published"] = True
+    (held,) = radar(idle, engine)["advisories"]
+    assert (held["hold"], held.get("parked", []), held["holderPublished"]) == ("a", [], True)
+    assert "holderYieldsAt" not in held
+    flying = _old_and_idle("2026-09-13T12:00:00Z")
+    flying["agents"][0]["published"] = True
+    (same,) = radar(flying, engine)["advisories"]
+    assert (same["hold"], same["holderPublished"]) == ("a", True)
+    assert "holderYieldsAt" not in same
+    # with no parked time at all, being published changes nothing and is not said
+    never = _old_and_idle("2026-09-01T12:00:00Z", parkedAfterHours=0)
+    never["agents"][0]["published"] = True
+    (plain,) = radar(never, engine)["advisories"]
+    assert plain["hold"] == "a"
+    assert "holderPublished" not in plain
+    # a published steerer is told nothing about itself
+    idle["agents"][1]["published"] = True
+    (both,) = radar(idle, engine)["advisories"]
+    assert (both["hold"], both["holderPublished"]) == ("a", True)
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, None, [True]])
+def test_published_must_be_true_or_false(bad: Any) -> None:
+    from proximity.engine.airspace.validate import AirspaceInputError
+
+    data = _old_and_idle("2026-09-01T12:00:00Z")
+    data["agents"][0]["published"] = bad
+    with pytest.raises(AirspaceInputError, match=r"agents\[0\]\.published"):
+        radar(data)
+
+
 @pytest.mark.parametrize("bad", ["yesterday", True, [1]])
 def test_asked_at_must_be_a_time(bad: Any) -> None:
     from proximity.engine.airspace.validate import AirspaceInputError

@@ -53,6 +53,25 @@ def test_bad_input_is_422_naming_the_field_and_stores_nothing(
     assert list(WorkingSetSnapshot.objects.values_list("pk", "version", "files")) == before
 
 
+@pytest.mark.parametrize("bad", ["yes", 1, None, [True]])
+def test_published_must_be_true_or_false_and_a_bad_one_changes_nothing(
+    repo, partial, post_json, bad
+) -> None:
+    """``published`` (every change committed, the head on a remote) keeps the agent from
+    parking (docs/DECISIONS.md, "Published work waits on review"); only a boolean is taken."""
+    from proximity.models import Agent
+
+    body = {**working_set("web", "a1", [file_entry("ok.py")]), "published": True}
+    assert post_json("/api/working-sets", body, partial).status_code == 201
+    assert Agent.objects.get(agent_id="a1").published
+    response = post_json("/api/working-sets", {**body, "published": bad}, partial)
+    assert response.status_code == 422
+    assert response.json()["field"] == "published"
+    assert Agent.objects.get(agent_id="a1").published
+    assert post_json("/api/working-sets", {**body, "published": False}, partial).status_code == 201
+    assert not Agent.objects.get(agent_id="a1").published
+
+
 def test_unauthenticated_report_is_401(repo, post_json) -> None:
     response = post_json("/api/working-sets", working_set("web", "a1", []))
     assert response.status_code == 401

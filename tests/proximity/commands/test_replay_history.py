@@ -24,6 +24,7 @@ def test_the_command_replays_a_window_and_writes_events_and_summary(tmp_path: Pa
     assert sorted(summary["policies"]) == ["ignore", "obey"]
     assert summary["order"] == "committer"
     assert summary["branchMerges"] == "replay"  # the branches' own merges of the mainline
+    assert summary["branches"] == "published"  # a pull request's branch is on its remote
     obey = summary["policies"]["obey"]["figures"]
     # issue 28: the second denial (lines git merges cleanly) is Traffic now; see tests/lab
     assert (obey["conflicts"], obey["denials"], obey["unnecessary_denials"]) == (0, 1, 0)
@@ -86,6 +87,8 @@ def test_closed_prs_include_adds_the_closed_pull_requests_and_refuses_other_valu
         (["--parked-hours", "-1"], "--parked-hours: must be"),
         (["--parked-hours", "nan"], "--parked-hours: must be"),
         (["--parked-hours", "9000"], "--parked-hours: must be"),
+        (["--branches", "published", "--mode", "hook"], "--branches: 'published' needs"),
+        (["--branches", "remote"], "--branches"),
     ],
 )
 def test_bad_input_is_refused_naming_the_option(

@@ -124,6 +124,44 @@ def test_committing_never_hands_right_of_way_to_the_other_side(tmp_path) -> None
     assert holder() == "alice"
 
 
+def test_the_watcher_says_which_work_is_published_and_a_push_alone_is_a_new_scan_input(
+    tmp_path,
+) -> None:
+    """A pushed branch (committed, its head on a remote) is published and never parks
+    (docs/DECISIONS.md, "Published work waits on review"); the push changes no working set, so
+    the watcher stores it on the agent and the scan's inputs change with it."""
+    import subprocess
+
+    from proximity.selectors.airspace import airspace_inputs
+    from tests.sources.gitrepo import ScriptedRepo, numbered
+
+    scripted = ScriptedRepo.create(tmp_path / "r")
+    scripted.write("core.py", numbered(40))
+    scripted.commit("base")
+    scripted.add_worktree("alice")
+    scripted.replace_lines("core.py", 22, 22, worktree="alice", tag="alice")
+    scripted.commit("alice: 22", worktree="alice")
+    repo = Repository.objects.create(
+        name="row", scope="team-a", path=str(scripted.root), base_branch="main", watch=True
+    )
+    repository_watch_tick(repository_id=repo.pk)
+    alice = repo.agents.get(agent_id="alice")
+    assert not alice.published
+    at = timezone.now()  # one time bucket for both readings
+    before = airspace_inputs(repo, now=at).input_hash
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "remote.git")], check=True)
+    scripted.git("remote", "add", "origin", str(tmp_path / "remote.git"))
+    scripted.git("push", "-q", "origin", "alice", worktree="alice")
+    versions = WorkingSetSnapshot.objects.count()
+    repository_watch_tick(repository_id=repo.pk)
+    alice.refresh_from_db()
+    assert alice.published
+    assert WorkingSetSnapshot.objects.count() == versions  # the same work, now handed in
+    inputs = airspace_inputs(repo, now=at)
+    assert inputs.input_hash != before
+    assert [a.get("published") for a in inputs.airspace["agents"]] == [True]
+
+
 def test_agents_the_watcher_finds_are_held_so_no_api_caller_reports_under_them(
     watched, partial, post_json
 ) -> None:

@@ -227,3 +227,48 @@ def test_branch_description_becomes_the_agent_label(tmp_path: Path) -> None:
     repo.git("config", "branch.fix/login.v2.description", "Fix the login form\nmore detail")
     labels = {ws.agent_id: ws.to_agent_json()["label"] for ws in read_working_sets(repo.root)}
     assert labels == {"fix/login.v2": "Fix the login form", "main": "main"}
+
+
+def _published(repo: ScriptedRepo) -> dict[str, bool]:
+    return {ws.agent_id: ws.published for ws in read_working_sets(repo.root)}
+
+
+def test_work_is_published_when_committed_and_its_head_is_on_a_remote(tmp_path: Path) -> None:
+    """Published (docs/DECISIONS.md, "Published work waits on review"): every change committed
+    and the head pushed as it is. A staged or unstaged edit, an untracked file, a commit after
+    the push, or a branch the remote dropped (``fetch --prune``) each make it local again."""
+    repo = ScriptedRepo.create(tmp_path / "r")
+    repo.write("core.py", numbered(30))
+    repo.commit("base")
+    repo.add_worktree("alice")
+    repo.replace_lines("core.py", 5, 5, worktree="alice", tag="alice")
+    repo.commit("alice: 5", worktree="alice")
+    assert _published(repo)["alice"] is False  # no remote at all
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "remote.git")], check=True)
+    repo.git("remote", "add", "origin", str(tmp_path / "remote.git"))
+    repo.git("push", "-q", "origin", "alice", worktree="alice")
+    assert _published(repo)["alice"] is True
+    entry = next(ws for ws in read_working_sets(repo.root) if ws.agent_id == "alice")
+    assert entry.to_agent_json()["published"] is True
+    # radar's own files (a hook install) are nobody's work: still published
+    (repo.path("alice") / ".claude").mkdir()
+    (repo.path("alice") / ".claude" / "settings.json").write_text("{}\n")
+    assert _published(repo)["alice"] is True
+    repo.replace_lines("core.py", 7, 7, worktree="alice", tag="more")
+    assert _published(repo)["alice"] is False  # an unstaged edit
+    repo.git("add", "core.py", worktree="alice")
+    assert _published(repo)["alice"] is False  # staged, not committed
+    repo.git("checkout", "HEAD", "--", "core.py", worktree="alice")
+    (repo.path("alice") / "notes.txt").write_text("draft\n")
+    assert _published(repo)["alice"] is False  # an untracked file
+    (repo.path("alice") / "notes.txt").unlink()
+    assert _published(repo)["alice"] is True
+    repo.replace_lines("core.py", 9, 9, worktree="alice", tag="later")
+    repo.commit("alice: 9", worktree="alice")
+    assert _published(repo)["alice"] is False  # committed after the push
+    repo.git("push", "-q", "origin", "alice", worktree="alice")
+    assert _published(repo)["alice"] is True
+    repo.git("update-ref", "-d", "refs/remotes/origin/alice")  # as `git fetch --prune` after
+    assert _published(repo)["alice"] is False  # the remote's branch was deleted
+    # the main checkout with nothing of its own is never published
+    assert _published(repo)["main"] is False
