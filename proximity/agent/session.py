@@ -404,9 +404,11 @@ class AgentSession:
         if self.client is None:
             return None
         from proximity.sources.git import explicit_worktrees, read_working_set
+        from proximity.sources.git.workingset import with_published
 
         worktree = explicit_worktrees([(self.worktree.top, self.config.base)])[0]
-        working = read_working_set(worktree, ignore=self.config.ignore)
+        working = with_published(read_working_set(worktree, ignore=self.config.ignore),
+                                 self.config.ignore)  # fmt: skip
         if working.errors:
             raise ServerError(working.errors[0])
         agent = working.to_agent_json()

@@ -39,6 +39,8 @@ __all__ = [
     "WorkingSetReader",
     "read_working_set",
     "read_working_sets",
+    "remote_tips",
+    "with_published",
 ]
 
 _BINARY_SNIFF = 8000  # git's own heuristic: a NUL in the first 8000 bytes means binary
@@ -334,6 +336,13 @@ def read_working_sets(
             replace(ws, label=labels.get(ws.branch or ""), published=_published(ws, tips, ignore))
             for ws in sets
         )
+
+
+def with_published(ws: WorkingSet, ignore: Sequence[str] = ()) -> WorkingSet:
+    """``ws`` read alone (:func:`read_working_set`), with ``published`` as
+    :func:`read_working_sets` sets it."""
+    tips = remote_tips(ws.path) if ws.merge_base is not None else frozenset()
+    return replace(ws, published=_published(ws, tips, ignore))
 
 
 def _published(ws: WorkingSet, tips: frozenset[str], ignore: Sequence[str]) -> bool:
