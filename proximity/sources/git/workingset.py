@@ -316,26 +316,22 @@ def read_working_sets(
     readable = [w.path for w in found if w.problem is None and Path(w.path).is_dir()]
     labels = branch_descriptions(readable[0]) if readable else {}
     tips = remote_tips(readable[0]) if readable else frozenset()
-    with ThreadPoolExecutor(max_workers=max_workers) as pool:
+
+    def read(w: Worktree) -> WorkingSet:
         if memo is None:
-            sets = pool.map(
-                carry_deadline(lambda w: read_working_set(w, base=base, ignore=ignore)), found
-            )
+            ws = read_working_set(w, base=base, ignore=ignore)
         else:
-            bases = {w.base or base for w in found}
-            commits = _base_commits(readable[0], bases) if readable else {}
-            sets = pool.map(
-                carry_deadline(
-                    lambda w: memo.read(
-                        w, base=base, base_commit=commits.get(w.base or base), ignore=ignore
-                    )
-                ),
-                found,
-            )
-        return tuple(
-            replace(ws, label=labels.get(ws.branch or ""), published=_published(ws, tips, ignore))
-            for ws in sets
+            ws = memo.read(w, base=base, base_commit=commits.get(w.base or base), ignore=ignore)
+        # in the worker too: a pushed head's `git status` runs beside the other reads
+        return replace(
+            ws, label=labels.get(ws.branch or ""), published=_published(ws, tips, ignore)
         )
+
+    commits: dict[str, str | None] = {}
+    if memo is not None and readable:
+        commits = _base_commits(readable[0], {w.base or base for w in found})
+    with ThreadPoolExecutor(max_workers=max_workers) as pool:
+        return tuple(pool.map(carry_deadline(read), found))
 
 
 def with_published(ws: WorkingSet, ignore: Sequence[str] = ()) -> WorkingSet:
