@@ -17,6 +17,7 @@ from proximity.sources.git.readcache import FRESHNESS_S
 from tests.agent.conftest import Scene, daemon_status, wait_daemon
 from tests.agent.payloads import load
 from tests.agent.test_stalls import REAL_GIT
+from tests.sources.gitrepo import run_git
 
 
 def _edit(scene: Scene, old: str) -> dict:
@@ -79,6 +80,30 @@ def test_another_agents_edit_is_seen_within_the_freshness_bound(
     warm.repo.git("reset", "-q", "--hard", "HEAD~1", worktree="alice")
     time.sleep(FRESHNESS_S)
     assert _decision(warm, _edit(warm, "line 40\n"))[0] == "clear"
+
+
+def test_a_push_is_seen_by_the_warm_daemon_within_the_freshness_bound(
+    warm: Scene, tmp_path: Path
+) -> None:
+    """The remotes are read once per check and remembered like every other read; a push (which
+    moves ``refs/remotes`` in the common git dir) is seen at once. alice's line, committed nine
+    days ago, is parked until she pushes it; then it is published and holds (docs/DECISIONS.md,
+    "Published work waits on review")."""
+    stamp = f"@{int(time.time()) - 9 * 86400} +0000"
+    env = {"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+    run_git(warm.alice, "commit", "-qam", "alice 22", env=env)
+    warm.hook("claude", _edit(warm, "line 22\n"))
+    wait_daemon(warm, running=True)
+    out = warm.hook("claude", _edit(warm, "line 22\n")).stdout
+    assert "alice is parked" in out  # bob holds: his edit goes ahead with context
+    assert "permissionDecision" not in out
+    warm.repo.git("init", "-q", "--bare", str(tmp_path / "remote.git"))
+    warm.repo.git("remote", "add", "origin", str(tmp_path / "remote.git"))
+    warm.repo.git("push", "-q", "origin", "alice", worktree="alice")
+    time.sleep(FRESHNESS_S)
+    kind, reason = _decision(warm, _edit(warm, "line 22\n"))
+    assert kind == "deny"
+    assert "alice's work is published" in reason
 
 
 def test_an_unchanged_airspace_is_answered_without_running_git(
