@@ -82,9 +82,7 @@ def test_another_agents_edit_is_seen_within_the_freshness_bound(
     assert _decision(warm, _edit(warm, "line 40\n"))[0] == "clear"
 
 
-def test_a_push_is_seen_by_the_warm_daemon_within_the_freshness_bound(
-    warm: Scene, tmp_path: Path
-) -> None:
+def test_a_push_is_seen_by_the_warm_daemon_within_the_freshness_bound(warm: Scene) -> None:
     """The remotes are read once per check and remembered like every other read; a push (which
     moves ``refs/remotes`` in the common git dir) is seen at once. alice's line, committed nine
     days ago, is parked until she pushes it; then it is published and holds (docs/DECISIONS.md,
@@ -97,9 +95,7 @@ def test_a_push_is_seen_by_the_warm_daemon_within_the_freshness_bound(
     out = warm.hook("claude", _edit(warm, "line 22\n")).stdout
     assert "alice is parked" in out  # bob holds: his edit goes ahead with context
     assert "permissionDecision" not in out
-    warm.repo.git("init", "-q", "--bare", str(tmp_path / "remote.git"))
-    warm.repo.git("remote", "add", "origin", str(tmp_path / "remote.git"))
-    warm.repo.git("push", "-q", "origin", "alice", worktree="alice")
+    warm.repo.push("alice")
     time.sleep(FRESHNESS_S)
     kind, reason = _decision(warm, _edit(warm, "line 22\n"))
     assert kind == "deny"

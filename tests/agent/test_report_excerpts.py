@@ -102,20 +102,16 @@ def test_the_server_check_records_a_wait_and_a_report_carries_the_local_hook_s(r
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_report_says_when_the_work_is_published(remote, tmp_path: Path) -> None:
+def test_a_report_says_when_the_work_is_published(remote) -> None:
     """`radar report` sends ``published`` from its own reading of git (every change committed,
     the head pushed as it is), so the server keeps that agent from parking as the hooks do
     (docs/DECISIONS.md, "Published work waits on review"); a commit after the push unsets it."""
-    import subprocess
-
     scene, flags = remote
     scene.repo.replace_lines("core.py", 22, 22, worktree="alice", tag="alice")
     scene.repo.commit("alice: 22", worktree="alice")
     assert scene.radar("report", *flags["alice"], cwd=scene.alice).returncode == 0
     assert not Agent.objects.get(agent_id="alice").published
-    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "remote.git")], check=True)
-    scene.repo.git("remote", "add", "origin", str(tmp_path / "remote.git"))
-    scene.repo.git("push", "-q", "origin", "alice", worktree="alice")
+    scene.repo.push("alice")
     assert scene.radar("report", *flags["alice"], cwd=scene.alice).returncode == 0
     assert Agent.objects.get(agent_id="alice").published
     scene.repo.replace_lines("core.py", 30, 30, worktree="alice", tag="later")

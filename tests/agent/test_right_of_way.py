@@ -457,14 +457,6 @@ def test_a_shorter_parked_time_lets_active_work_hold_sooner(
     assert "you hold course (alice is parked" in mine["additionalContext"]
 
 
-def _publish(scene: Scene, tmp_path: Path) -> None:
-    """alice pushes her branch as it is (a pull request's branch): refs/remotes/origin/alice."""
-    remote = tmp_path / "remote.git"
-    run_git(tmp_path, "init", "-q", "--bare", str(remote))
-    run_git(scene.repo.root, "remote", "add", "origin", str(remote))
-    run_git(scene.repo.path("alice"), "push", "-q", "origin", "alice")
-
-
 def _report_as_radar(scene: Scene, who: str, caller: Any, post_json: Any) -> None:
     """What `radar report` sends: its reading of every worktree (which says ``published``)."""
     [ws] = [w for w in read_working_sets(scene.repo.root) if w.agent_id == who]
@@ -478,7 +470,7 @@ def _report_as_radar(scene: Scene, who: str, caller: Any, post_json: Any) -> Non
 
 @pytest.mark.django_db
 def test_published_work_keeps_its_lines_on_every_face_however_long_it_is_idle(
-    parked: Scene, tmp_path: Path, post_json: Any, lead: Any
+    parked: Scene, post_json: Any, lead: Any
 ) -> None:
     """alice's line, committed eight days ago, is pushed as it is: work handed in for review,
     whose merge is coming (docs/DECISIONS.md, "Published work waits on review"). At the
@@ -486,7 +478,7 @@ def test_published_work_keeps_its_lines_on_every_face_however_long_it_is_idle(
     why and given no time to ask again. When the remote drops her branch it is idle local work
     again, and parks."""
     scene = parked
-    _publish(scene, tmp_path)
+    scene.repo.push("alice")
     repo = make_repository("web", scope="team-a", path=str(scene.repo.root))
     alice = bind_agents(make_caller("alice-agent", scopes=["team-a"], kind="agent"), "web", "alice")
     bob = bind_agents(make_caller("bob-agent", scopes=["team-a"], kind="agent"), "web", "bob")

@@ -15,6 +15,7 @@ import time
 import pytest
 
 from tests.harness.conftest import RADAR, Bench
+from tests.sources.gitrepo import run_git
 
 pytestmark = [pytest.mark.harness, pytest.mark.slow]
 
@@ -113,7 +114,8 @@ def test_the_repository_s_parked_time_decides_who_holds_an_idle_branch_s_lines(
     """alice's change is nine days old. At the default parked time (a week) her branch is
     parked: bob's edit goes through and the model hears alice yields. With ``[radar]
     parked_hours = 0`` in the repository's ``.radar.toml`` she never parks: the same edit is
-    denied, with no time to ask again."""
+    denied, with no time to ask again. So it is at the default once she has committed and
+    pushed her line: the model hears her work is published."""
     old = time.time() - 9 * 86400
     os.utime(bench.alice / "core.py", (old, old))
     _install_as_documented(bench)
@@ -127,6 +129,18 @@ def test_the_repository_s_parked_time_decides_who_holds_an_idle_branch_s_lines(
     assert held.returncode == 0, held.stderr[-2000:]
     assert "Resolution Advisory with alice" in held.after_call
     assert "Ask again after " not in held.after_call
+    assert _line(bench, 22) == "line 22"
+    # the setting removed, alice's line committed nine days ago and pushed: published work,
+    # waiting on review, never parks (docs/DECISIONS.md, "Published work waits on review")
+    (bench.bob / ".radar.toml").unlink()
+    stamp = f"@{int(old)} +0000"
+    run_git(bench.alice, "commit", "-qam", "alice 22",
+            env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})  # fmt: skip
+    bench.repo.push("alice")
+    pushed = bench.run(bench.edit_call("line 22\n", "bob 22\n"), "idle holder, published")
+    assert pushed.returncode == 0, pushed.stderr[-2000:]
+    assert "Resolution Advisory with alice" in pushed.after_call
+    assert "alice's work is published" in pushed.after_call
     assert _line(bench, 22) == "line 22"
 
 

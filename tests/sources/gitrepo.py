@@ -152,6 +152,15 @@ class ScriptedRepo:
         self.worktrees[name] = target
         return target
 
+    def push(self, worktree: str) -> None:
+        """Push ``worktree``'s branch to ``origin``, a bare repository beside this one made on
+        first use (``refs/remotes/origin/<branch>``: the worktree's work is then published)."""
+        remote = self.root.parent / f"{self.root.name}-origin.git"
+        if not remote.exists():
+            run_git(self.root.parent, "init", "-q", "--bare", str(remote))
+            run_git(self.root, "remote", "add", "origin", str(remote))
+        run_git(self.path(worktree), "push", "-q", "origin", worktree)
+
 
 def repo_state(repo: ScriptedRepo) -> dict[str, str]:
     """Everything a read-only tool must leave as it was: refs, HEADs, statuses, index bytes."""

@@ -130,8 +130,6 @@ def test_the_watcher_says_which_work_is_published_and_a_push_alone_is_a_new_scan
     """A pushed branch (committed, its head on a remote) is published and never parks
     (docs/DECISIONS.md, "Published work waits on review"); the push changes no working set, so
     the watcher stores it on the agent and the scan's inputs change with it."""
-    import subprocess
-
     from proximity.selectors.airspace import airspace_inputs
     from tests.sources.gitrepo import ScriptedRepo, numbered
 
@@ -149,9 +147,7 @@ def test_the_watcher_says_which_work_is_published_and_a_push_alone_is_a_new_scan
     assert not alice.published
     at = timezone.now()  # one time bucket for both readings
     before = airspace_inputs(repo, now=at).input_hash
-    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "remote.git")], check=True)
-    scripted.git("remote", "add", "origin", str(tmp_path / "remote.git"))
-    scripted.git("push", "-q", "origin", "alice", worktree="alice")
+    scripted.push("alice")
     versions = WorkingSetSnapshot.objects.count()
     repository_watch_tick(repository_id=repo.pk)
     alice.refresh_from_db()

@@ -244,9 +244,7 @@ def test_work_is_published_when_committed_and_its_head_is_on_a_remote(tmp_path: 
     repo.replace_lines("core.py", 5, 5, worktree="alice", tag="alice")
     repo.commit("alice: 5", worktree="alice")
     assert _published(repo)["alice"] is False  # no remote at all
-    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "remote.git")], check=True)
-    repo.git("remote", "add", "origin", str(tmp_path / "remote.git"))
-    repo.git("push", "-q", "origin", "alice", worktree="alice")
+    repo.push("alice")
     assert _published(repo)["alice"] is True
     entry = next(ws for ws in read_working_sets(repo.root) if ws.agent_id == "alice")
     assert entry.to_agent_json()["published"] is True
@@ -266,7 +264,7 @@ def test_work_is_published_when_committed_and_its_head_is_on_a_remote(tmp_path: 
     repo.replace_lines("core.py", 9, 9, worktree="alice", tag="later")
     repo.commit("alice: 9", worktree="alice")
     assert _published(repo)["alice"] is False  # committed after the push
-    repo.git("push", "-q", "origin", "alice", worktree="alice")
+    repo.push("alice")
     assert _published(repo)["alice"] is True
     repo.git("update-ref", "-d", "refs/remotes/origin/alice")  # as `git fetch --prune` after
     assert _published(repo)["alice"] is False  # the remote's branch was deleted
